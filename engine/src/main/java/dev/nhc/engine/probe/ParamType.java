@@ -1,0 +1,21 @@
+package dev.nhc.engine.probe;
+
+/** The type of a {@code with:} parameter; the config loader converts and checks values by it. */
+public enum ParamType {
+    STRING, INTEGER, NUMBER, BOOLEAN, DURATION, BYTES, STRING_LIST, INTEGER_LIST, MAP, ANY;
+
+    public String label() {
+        return switch (this) {
+            case STRING -> "string";
+            case INTEGER -> "integer";
+            case NUMBER -> "number";
+            case BOOLEAN -> "boolean";
+            case DURATION -> "duration (e.g. 30s)";
+            case BYTES -> "size (e.g. 10GiB)";
+            case STRING_LIST -> "list of strings";
+            case INTEGER_LIST -> "list of integers";
+            case MAP -> "map";
+            case ANY -> "any";
+        };
+    }
+}

@@ -1,0 +1,22 @@
+package dev.nhc.engine.probe;
+
+/**
+ * A check type, such as {@code disk.usage} or {@code gpu.ecc}: reads the system once and returns
+ * observations per entity (and, where the domain decides by itself, findings).
+ *
+ * <p>Implementations are found by {@link java.util.ServiceLoader} under
+ * {@code META-INF/services/dev.nhc.engine.probe.Probe}, so a site can drop in a jar. The
+ * constructor must be cheap and load nothing heavy (no native library, no script engine): every
+ * probe is instantiated to learn its name, even those a config does not use.
+ */
+public interface Probe {
+
+    ProbeSpec spec();
+
+    /**
+     * Reads the system. May block (the runner abandons it after its timeout and interrupts it);
+     * may throw, which makes the check UNKNOWN with the exception's message as reason, so the
+     * message must say what could not be read, e.g. "cannot read /proc/meminfo: No such file".
+     */
+    ProbeResult probe(ProbeContext ctx) throws Exception;
+}

@@ -1,0 +1,52 @@
+package dev.nhc.engine.probe;
+
+import dev.nhc.engine.model.Finding;
+import dev.nhc.engine.model.Observation;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a probe returns: observations for the rules to judge, plus findings the probe decided by
+ * itself (a lost GPU, a missing mount, an unreadable source as UNKNOWN). Findings need no check
+ * name; the runner fills it in. {@code skipped} non-null means the probe had nothing to look at
+ * (e.g. replay without the capture it needs): the check is reported as skipped with that reason.
+ */
+public record ProbeResult(List<Observation> observations, List<Finding> findings, String skipped) {
+
+    public ProbeResult {
+        observations = List.copyOf(observations);
+        findings = List.copyOf(findings);
+    }
+
+    public static ProbeResult of(Observation... observations) {
+        return new ProbeResult(List.of(observations), List.of(), null);
+    }
+
+    public static ProbeResult skipped(String why) {
+        return new ProbeResult(List.of(), List.of(), why);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public static final class Builder {
+        private final List<Observation> observations = new ArrayList<>();
+        private final List<Finding> findings = new ArrayList<>();
+
+        public Builder observe(Observation o) {
+            observations.add(o);
+            return this;
+        }
+
+        public Builder finding(Finding f) {
+            findings.add(f);
+            return this;
+        }
+
+        public ProbeResult build() {
+            return new ProbeResult(observations, findings, null);
+        }
+    }
+}

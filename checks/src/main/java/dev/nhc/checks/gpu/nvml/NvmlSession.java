@@ -1,0 +1,181 @@
+package dev.nhc.checks.gpu.nvml;
+
+import com.sun.jna.Native;
+import com.sun.jna.ptr.IntByReference;
+import dev.nhc.checks.gpu.GpuSourceException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One loaded and initialised NVML, shared by the GPU probes of a run (they run in parallel and
+ * must not each pay for {@code nvmlInit_v2}). Loading and init run on the session's own daemon
+ * thread, each GPU's calls on that GPU's daemon thread ({@link NvmlGpu}), so every call is waited
+ * for with a timeout from outside.
+ */
+public final class NvmlSession {
+    /** What {@code settings.nvml_library} defaults to: the runtime library the driver installs. */
+    public static final String DEFAULT_LIBRARY = "libnvidia-ml.so.1";
+
+    private final String library;
+    private final boolean fromSettings;
+    private final Duration callLimit;
+    private final ExecutorService system;
+    private final CompletableFuture<Opened> opened;
+    private volatile List<NvmlGpu> gpus;
+
+    record Opened(NvmlLibrary lib, String driverVersion, int count) {
+    }
+
+    NvmlSession(String configuredLibrary, Duration callLimit) {
+        this.fromSettings = configuredLibrary != null && !configuredLibrary.isBlank();
+        this.library = fromSettings ? configuredLibrary : DEFAULT_LIBRARY;
+        this.callLimit = callLimit;
+        this.system = NvmlCallRunner.singleThread("nvml-system");
+        this.opened = CompletableFuture.supplyAsync(this::open, system);
+    }
+
+    public String library() {
+        return library;
+    }
+
+    Duration callLimit() {
+        return callLimit;
+    }
+
+    /** Whether opening failed for good (a retry may succeed, e.g. after the driver was loaded); false while it is still running. */
+    boolean failed() {
+        return opened.isCompletedExceptionally();
+    }
+
+    private Opened open() {
+        NvmlLibrary lib;
+        try {
+            lib = Native.load(library, NvmlLibrary.class);
+        } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
+            // An Error, not an Exception: a node without the driver is an answer, not a crash.
+            throw new OpenFailure(missingLibrary(e));
+        }
+        int rc = lib.nvmlInit_v2();
+        if (rc != NvmlReturn.SUCCESS) {
+            throw new OpenFailure(initFailure(lib, rc));
+        }
+        IntByReference count = new IntByReference();
+        rc = lib.nvmlDeviceGetCount_v2(count);
+        if (rc != NvmlReturn.SUCCESS) {
+            throw new OpenFailure("NVML (" + library + ") cannot count the GPUs: nvmlDeviceGetCount_v2 returned "
+                    + describe(lib, rc));
+        }
+        byte[] version = new byte[96];
+        rc = lib.nvmlSystemGetDriverVersion(version, version.length);
+        String driver = rc == NvmlReturn.SUCCESS ? Native.toString(version) : null;
+        return new Opened(lib, driver, count.getValue());
+    }
+
+    private String missingLibrary(Throwable e) {
+        String why = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
+        if (fromSettings) {
+            return "cannot load NVML from " + library + " (settings.nvml_library): " + why;
+        }
+        return "NVML is not installed: " + library + " could not be loaded (" + why
+                + "); install the NVIDIA driver, or set settings.nvml_library to the library's path";
+    }
+
+    private String initFailure(NvmlLibrary lib, int rc) {
+        String what = "nvmlInit_v2 returned " + describe(lib, rc);
+        return switch (rc) {
+            case NvmlReturn.DRIVER_NOT_LOADED -> "the NVIDIA driver is not loaded (" + what
+                    + "): check that the nvidia kernel module is loaded (lsmod | grep nvidia) and dmesg for NVRM errors";
+            case NvmlReturn.LIB_RM_VERSION_MISMATCH -> "the NVML library and the loaded NVIDIA kernel module are different versions ("
+                    + what + "): the driver was upgraded without reloading the module; reboot the node";
+            case NvmlReturn.NO_PERMISSION -> "no permission to use the GPUs (" + what + "): nhc must run as root or with access to /dev/nvidia*";
+            default -> "NVML failed to initialise (" + what + ")";
+        };
+    }
+
+    static String describe(NvmlLibrary lib, int rc) {
+        String text;
+        try {
+            text = lib.nvmlErrorString(rc);
+        } catch (RuntimeException | UnsatisfiedLinkError e) {
+            text = null;
+        }
+        return NvmlReturn.name(rc) + (text == null || text.isBlank() ? "" : " (" + text + ")");
+    }
+
+    /** Waits for load + init within {@code deadline}'s next-call limit. */
+    Opened awaitOpen(Deadline deadline) throws GpuSourceException {
+        Duration limit = deadline.nextCall();
+        try {
+            return opened.get(limit.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new GpuSourceException("NVML (" + library + ") is not responding: nvmlInit_v2 blocked > "
+                    + NvmlCallRunner.format(limit) + "; the driver or a GPU is hung");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw new GpuSourceException(cause instanceof OpenFailure ? cause.getMessage()
+                    : "NVML (" + library + ") failed to open: " + cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GpuSourceException("interrupted while waiting for NVML to initialise");
+        }
+    }
+
+    /** The per-GPU objects, created once per session; opening each GPU's handle runs on that GPU's thread. */
+    List<NvmlGpu> gpus(Opened o) {
+        List<NvmlGpu> g = gpus;
+        if (g == null) {
+            synchronized (this) {
+                g = gpus;
+                if (g == null) {
+                    List<NvmlGpu> created = new ArrayList<>();
+                    for (int i = 0; i < o.count(); i++) {
+                        created.add(new NvmlGpu(o.lib(), i, callLimit));
+                    }
+                    gpus = g = Collections.unmodifiableList(created);
+                }
+            }
+        }
+        return g;
+    }
+
+    /** A view of this session for one probe, bounded by the probe's remaining time. */
+    public NvmlSource view(Duration remaining) {
+        return new NvmlSource(this, new Deadline(remaining, callLimit));
+    }
+
+    /** Best effort: nvmlShutdown on the session's thread, waiting at most a second; a hung driver keeps its thread. */
+    void close() {
+        if (opened.isDone() && !opened.isCompletedExceptionally()) {
+            NvmlLibrary lib = opened.join().lib();
+            try {
+                system.submit(lib::nvmlShutdown).get(1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // nothing to do: the process is done with NVML either way
+            }
+        }
+        List<NvmlGpu> g = gpus;
+        if (g != null) {
+            g.forEach(NvmlGpu::close);
+        }
+        system.shutdown();
+    }
+
+    /** Carries a finished message out of the opening thread. */
+    static final class OpenFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        OpenFailure(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

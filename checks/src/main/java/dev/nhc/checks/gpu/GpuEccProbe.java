@@ -27,7 +27,8 @@ public final class GpuEccProbe implements Probe {
     static {
         ProbeSpec.Builder b = ProbeSpec.builder("gpu.ecc", "ECC error counters (volatile and aggregate, corrected and uncorrected, total, DRAM, SRAM) and the corrected-error rate")
                 .entities("one per GPU (GPU <index>)")
-                .field("pci_bus_id", Unit.TEXT, "PCI bus id")
+                .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
+            .field("pci_bus_id", Unit.TEXT, "PCI bus id")
                 .field("ecc_enabled", Unit.BOOLEAN, "whether ECC is on");
         for (EccCounter c : EccCounter.values()) {
             for (EccError t : EccError.values()) {
@@ -39,14 +40,14 @@ public final class GpuEccProbe implements Probe {
         }
         SPEC = b.field("corrected_per_hour", Unit.PER_HOUR, "growth of volatile corrected errors since the previous run")
                 .rule(DefaultRule.fail(Map.of("volatile_uncorrected", "> 0"),
-                        "{entity} ({pci_bus_id}): {volatile_uncorrected} uncorrectable ECC errors since the driver loaded (DCGM: VOLATILE_DBE_DETECTED)")
+                        "{gpu}: {volatile_uncorrected} uncorrectable ECC errors since the driver loaded (DCGM: VOLATILE_DBE_DETECTED)")
                         .remedy(Remedy.RESET_GPU))
                 .rule(DefaultRule.fail(Map.of("aggregate_sram_uncorrected", "> 0"),
-                        "{entity} ({pci_bus_id}): {aggregate_sram_uncorrected} uncorrectable SRAM ECC errors in the GPU's lifetime")
+                        "{gpu}: {aggregate_sram_uncorrected} uncorrectable SRAM ECC errors in the GPU's lifetime")
                         .remedy(Remedy.HARDWARE))
                 .rule(DefaultRule.warn(Map.of("corrected_per_hour", "> 100"),
-                        "{entity} ({pci_bus_id}): corrected ECC errors rising at {corrected_per_hour}"))
-                .rule(DefaultRule.warn(Map.of("ecc_enabled", false), "{entity} ({pci_bus_id}): ECC is disabled"))
+                        "{gpu}: corrected ECC errors rising at {corrected_per_hour}"))
+                .rule(DefaultRule.warn(Map.of("ecc_enabled", false), "{gpu}: ECC is disabled"))
                 .timeoutFails()
                 .build();
     }

@@ -32,12 +32,13 @@ public final class GpuInventoryProbe implements Probe {
                     "text every GPU's name must contain, case-insensitive (e.g. H100)"))
             .field("gpu_count", Unit.COUNT, "GPUs the driver reports (entity GPUs)")
             .field("driver_version", Unit.TEXT, "NVIDIA driver version")
+            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
             .field("pci_bus_id", Unit.TEXT, "PCI bus id, e.g. 0000:3b:00.0")
             .field("name", Unit.TEXT, "product name, e.g. NVIDIA H100 80GB HBM3")
             .field("uuid", Unit.TEXT, "GPU UUID")
             .field("persistence_mode", Unit.BOOLEAN, "whether persistence mode is on")
             .rule(DefaultRule.warn(Map.of("persistence_mode", false),
-                    "{entity} ({pci_bus_id}): persistence mode is off (the driver reinitialises the GPU for every job; run nvidia-persistenced)"))
+                    "{gpu}: persistence mode is off (the driver reinitialises the GPU for every job; run nvidia-persistenced)"))
             .timeoutFails()
             .build();
 

@@ -23,6 +23,7 @@ public final class GpuMemoryRepairProbe implements Probe {
     private static final ProbeSpec SPEC = ProbeSpec.builder("gpu.memory-repair",
                     "row remapping (Ampere+) and page retirement (older GPUs): pending repairs, failures, counts")
             .entities("one per GPU (GPU <index>)")
+            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
             .field("pci_bus_id", Unit.TEXT, "PCI bus id")
             .field("remapped_rows_correctable", Unit.COUNT, "rows remapped for correctable errors")
             .field("remapped_rows_uncorrectable", Unit.COUNT, "rows remapped for uncorrectable errors")
@@ -33,18 +34,18 @@ public final class GpuMemoryRepairProbe implements Probe {
             .field("retired_pages", Unit.COUNT, "pages retired, both causes")
             .field("retired_pages_pending", Unit.BOOLEAN, "a page retirement waits for a reboot or driver reload")
             .rule(DefaultRule.fail(Map.of("remap_failure", true),
-                            "{entity} ({pci_bus_id}): a row remap failed, the GPU has no spare memory rows left (DCGM: ROW_REMAP_FAILURE); it needs replacing")
+                            "{gpu}: a row remap failed, the GPU has no spare memory rows left (DCGM: ROW_REMAP_FAILURE); it needs replacing")
                     .remedy(Remedy.HARDWARE).slurmState(SlurmState.FAIL))
             .rule(DefaultRule.fail(Map.of("remap_pending", true),
-                            "{entity} ({pci_bus_id}): a row remap is pending, reset the GPU to apply it (DCGM: PENDING_ROW_REMAP)")
+                            "{gpu}: a row remap is pending, reset the GPU to apply it (DCGM: PENDING_ROW_REMAP)")
                     .remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("retired_pages", ">= 63"),
-                            "{entity} ({pci_bus_id}): {retired_pages} retired pages, at the limit of 63 (DCGM: RETIRED_PAGES_LIMIT)")
+                            "{gpu}: {retired_pages} retired pages, at the limit of 63 (DCGM: RETIRED_PAGES_LIMIT)")
                     .remedy(Remedy.HARDWARE))
             .rule(DefaultRule.warn(Map.of("remapped_rows_uncorrectable", ">= 512"),
-                    "{entity} ({pci_bus_id}): {remapped_rows_uncorrectable} rows remapped for uncorrectable errors"))
+                    "{gpu}: {remapped_rows_uncorrectable} rows remapped for uncorrectable errors"))
             .rule(DefaultRule.warn(Map.of("retired_pages_pending", true),
-                    "{entity} ({pci_bus_id}): a page retirement is pending until the next reboot"))
+                    "{gpu}: a page retirement is pending until the next reboot"))
             .timeoutFails()
             .build();
 

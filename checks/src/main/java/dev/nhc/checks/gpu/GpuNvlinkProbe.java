@@ -30,6 +30,7 @@ public final class GpuNvlinkProbe implements Probe {
             .entities("one per GPU (GPU <index>)")
             .param(ParamSpec.optional("expected_links", ParamType.INTEGER, null,
                     "how many NVLinks of each GPU must be up (e.g. 18 on H100 SXM); fewer is a fail"))
+            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
             .field("pci_bus_id", Unit.TEXT, "PCI bus id")
             .field("nvlink_links", Unit.COUNT, "NVLinks the GPU has")
             .field("nvlink_active", Unit.COUNT, "NVLinks that are up")
@@ -42,15 +43,15 @@ public final class GpuNvlinkProbe implements Probe {
             .field("nvlink_recovery_increase", Unit.COUNT, "recovery errors since the previous run")
             .field("nvlink_crc_per_sec", Unit.PER_SECOND, "CRC error rate since the previous run")
             .rule(DefaultRule.fail(Map.of("nvlink_inactive", "> 0"),
-                    "{entity} ({pci_bus_id}): NVLink {nvlink_inactive_links} down (DCGM: NVLINK_DOWN)").remedy(Remedy.RESET_GPU))
+                    "{gpu}: NVLink {nvlink_inactive_links} down (DCGM: NVLINK_DOWN)").remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("nvlink_replay_increase", "> 0"),
-                    "{entity} ({pci_bus_id}): {nvlink_replay_increase} new NVLink replay errors (DCGM: NVLINK_ERROR_CRITICAL)").remedy(Remedy.RESET_GPU))
+                    "{gpu}: {nvlink_replay_increase} new NVLink replay errors (DCGM: NVLINK_ERROR_CRITICAL)").remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("nvlink_recovery_increase", "> 0"),
-                    "{entity} ({pci_bus_id}): {nvlink_recovery_increase} new NVLink recovery errors (DCGM: NVLINK_ERROR_CRITICAL)").remedy(Remedy.RESET_GPU))
+                    "{gpu}: {nvlink_recovery_increase} new NVLink recovery errors (DCGM: NVLINK_ERROR_CRITICAL)").remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("nvlink_crc_per_sec", ">= 100"),
-                    "{entity} ({pci_bus_id}): NVLink CRC errors at {nvlink_crc_per_sec} (DCGM: NVLINK_ERROR_THRESHOLD)").remedy(Remedy.RESET_GPU))
+                    "{gpu}: NVLink CRC errors at {nvlink_crc_per_sec} (DCGM: NVLINK_ERROR_THRESHOLD)").remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.warn(Map.of("nvlink_crc_per_sec", "> 0"),
-                    "{entity} ({pci_bus_id}): NVLink CRC errors at {nvlink_crc_per_sec}"))
+                    "{gpu}: NVLink CRC errors at {nvlink_crc_per_sec}"))
             .timeoutFails()
             .build();
 

@@ -22,6 +22,7 @@ public final class GpuPcieProbe implements Probe {
     private static final ProbeSpec SPEC = ProbeSpec.builder("gpu.pcie",
                     "PCIe link generation and width against the maximum, and replay counter growth against DCGM's per-lane limits")
             .entities("one per GPU (GPU <index>)")
+            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
             .field("pci_bus_id", Unit.TEXT, "PCI bus id")
             .field("pcie_gen", Unit.COUNT, "current link generation")
             .field("pcie_gen_max", Unit.COUNT, "maximum link generation of the GPU")
@@ -34,11 +35,11 @@ public final class GpuPcieProbe implements Probe {
             .field("pcie_replay_limit_per_min", Unit.PER_MINUTE, "DCGM's limit for this link: ceil(per-lane rate × lanes)")
             .field("pcie_replay_rate_exceeded", Unit.BOOLEAN, "replays grow faster than the limit")
             .rule(DefaultRule.warn(Map.of("pcie_width_degraded", true),
-                    "{entity} ({pci_bus_id}): PCIe link runs at x{pcie_width} of x{pcie_width_max}"))
+                    "{gpu}: PCIe link runs at x{pcie_width} of x{pcie_width_max}"))
             .rule(DefaultRule.warn(Map.of("pcie_gen_degraded", true),
-                    "{entity} ({pci_bus_id}): PCIe link runs at Gen{pcie_gen} of Gen{pcie_gen_max}"))
+                    "{gpu}: PCIe link runs at Gen{pcie_gen} of Gen{pcie_gen_max}"))
             .rule(DefaultRule.warn(Map.of("pcie_replay_rate_exceeded", true),
-                    "{entity} ({pci_bus_id}): PCIe replays at {pcie_replays_per_min}, above DCGM's limit of {pcie_replay_limit_per_min} (PCI_REPLAY_RATE)"))
+                    "{gpu}: PCIe replays at {pcie_replays_per_min}, above DCGM's limit of {pcie_replay_limit_per_min} (PCI_REPLAY_RATE)"))
             .timeoutFails()
             .build();
 

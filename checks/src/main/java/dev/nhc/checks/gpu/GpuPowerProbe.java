@@ -14,15 +14,16 @@ public final class GpuPowerProbe implements Probe {
 
     private static final ProbeSpec SPEC = ProbeSpec.builder("gpu.power", "power draw against the enforced power limit; unreadable power warns")
             .entities("one per GPU (GPU <index>)")
+            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
             .field("pci_bus_id", Unit.TEXT, "PCI bus id")
             .field("power", Unit.WATTS, "power draw")
             .field("power_limit", Unit.WATTS, "enforced power limit")
             .field("power_percent", Unit.PERCENT, "power draw as a share of the enforced limit")
             .field("power_readable", Unit.BOOLEAN, "whether the power draw could be read")
             .rule(DefaultRule.warn(Map.of("power_readable", false),
-                    "{entity} ({pci_bus_id}): power draw cannot be read (DCGM: power unreadable)"))
+                    "{gpu}: power draw cannot be read (DCGM: power unreadable)"))
             .rule(DefaultRule.warn(Map.of("power_percent", "> 100"),
-                    "{entity} ({pci_bus_id}): drawing {power}, above its enforced limit {power_limit}"))
+                    "{gpu}: drawing {power}, above its enforced limit {power_limit}"))
             .timeoutFails()
             .build();
 

@@ -119,6 +119,7 @@ public final class GpuScan {
         Fields(GpuDevice gpu) {
             this.gpu = gpu;
             this.observation = Observation.of(entity(gpu));
+            observation.put("gpu", gpu.label());
             observation.put("pci_bus_id", gpu.pciBusId());
         }
 

@@ -30,6 +30,7 @@ public final class GpuThermalProbe implements Probe {
     private static final ProbeSpec SPEC = ProbeSpec.builder("gpu.thermal",
                     "GPU and memory temperature against the GPU's slowdown / shutdown / max-operating thresholds; HW slowdown, HW thermal and HW power-brake clock events")
             .entities("one per GPU (GPU <index>)")
+            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
             .field("pci_bus_id", Unit.TEXT, "PCI bus id")
             .field("temperature", Unit.CELSIUS, "GPU temperature")
             .field("memory_temperature", Unit.CELSIUS, "HBM temperature")
@@ -48,15 +49,15 @@ public final class GpuThermalProbe implements Probe {
             .field("sw_thermal_slowdown", Unit.BOOLEAN, "the driver slows the clocks to stay under the max operating temperature")
             .field("hw_slowdown_runs", Unit.COUNT, "consecutive runs, this one included, that saw a HW slowdown, HW thermal or HW power-brake event")
             .rule(DefaultRule.fail(Map.of("shutdown_margin", "<= 0"),
-                    "{entity} ({pci_bus_id}): at {temperature}, at or above its shutdown temperature {shutdown_temperature}").remedy(Remedy.HARDWARE))
+                    "{gpu}: at {temperature}, at or above its shutdown temperature {shutdown_temperature}").remedy(Remedy.HARDWARE))
             .rule(DefaultRule.warn(Map.of("slowdown_margin", "<= 0"),
-                    "{entity} ({pci_bus_id}): at {temperature}, at or above its slowdown temperature {slowdown_temperature}"))
+                    "{gpu}: at {temperature}, at or above its slowdown temperature {slowdown_temperature}"))
             .rule(DefaultRule.warn(Map.of("gpu_max_margin", "< 0"),
-                    "{entity} ({pci_bus_id}): at {temperature}, above its max operating temperature {gpu_max_temperature}"))
+                    "{gpu}: at {temperature}, above its max operating temperature {gpu_max_temperature}"))
             .rule(DefaultRule.warn(Map.of("memory_max_margin", "< 0"),
-                    "{entity} ({pci_bus_id}): memory at {memory_temperature}, above its max operating temperature {memory_max_temperature}"))
+                    "{gpu}: memory at {memory_temperature}, above its max operating temperature {memory_max_temperature}"))
             .rule(DefaultRule.warn(Map.of("hw_slowdown_runs", ">= 3"),
-                    "{entity} ({pci_bus_id}): hardware clock slowdown in {hw_slowdown_runs} consecutive runs (hw_slowdown {hw_slowdown}, thermal {hw_thermal_slowdown}, power brake {hw_power_brake}); check cooling and power supply"))
+                    "{gpu}: hardware clock slowdown in {hw_slowdown_runs} consecutive runs (hw_slowdown {hw_slowdown}, thermal {hw_thermal_slowdown}, power brake {hw_power_brake}); check cooling and power supply"))
             .timeoutFails()
             .build();
 

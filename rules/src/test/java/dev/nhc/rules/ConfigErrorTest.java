@@ -56,7 +56,7 @@ class ConfigErrorTest {
 
     @Test
     void percentWithAFractionLoads() throws Exception {
-        var check = rules.check(CHECK + "    fail: { used_percent: \"> 99.9%\" }\n");
+        var check = rules.checkYaml(CHECK + "    fail: { used_percent: \"> 99.9%\" }\n");
         assertEquals(Severity.FAIL, rules.one(check, Rules.obs("/", "used_percent", 99.95)).severity());
         // Not above 99.9 %, so not FAIL; the probe's default warn rule (> 85) still applies.
         assertEquals(Severity.WARN, rules.one(check, Rules.obs("/", "used_percent", 99.9)).severity());

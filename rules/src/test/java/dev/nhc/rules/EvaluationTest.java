@@ -68,6 +68,7 @@ class EvaluationTest {
 
         assertEquals("/scratch: active is false", rules.one(c, obs("/scratch", "active", false)).message());
         assertEquals(Severity.PASS, severity(c, "used_percent", 10L, "errors", 0.0, "active", true));
+        assertEquals("used_percent 90% > 85%", rules.one(c, obs("node", "used_percent", 90L)).message(), "the whole node goes without saying");
     }
 
     @Test

@@ -1,0 +1,63 @@
+package dev.nhc.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code nhc} command: subcommands, exit codes, and nothing loaded that a one-shot run does not use. */
+@Command(name = "nhc",
+        mixinStandardHelpOptions = false,
+        synopsisSubcommandLabel = "COMMAND",
+        description = {
+                "nhc checks a node of a GPU cluster - disks, memory, processes, and the GPUs through NVML, "
+                        + "DCGM and the kernel log - against the checks declared in a YAML config, and turns the "
+                        + "verdict into what the scheduler understands: Slurm's DRAIN, FAIL and RESUME, or dstack's "
+                        + "healthy, warning and failure.",
+                ""},
+        subcommands = {RunCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
+                VersionCommand.class, CommandLine.HelpCommand.class},
+        footerHeading = "%nExit codes:%n",
+        footer = {
+                "  0  every check passed, or some only warned (or could not decide)",
+                "  1  at least one check failed (or the Slurm circuit breaker refused to drain)",
+                "  2  the config or the command line is invalid; nothing was done",
+                "  3  nhc itself could not run (a bug, or an environment it cannot work in); nothing was done",
+                "",
+                "Files:",
+                "  /etc/nhc/nhc.yaml     the default config",
+                "  /var/lib/nhc          state kept between runs (settings.state_dir)",
+                "",
+                "See 'nhc help COMMAND' for each command, and 'nhc list' for every probe with its fields and default rules."})
+public final class Main implements Runnable {
+
+    @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+    boolean help;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs nhc with these arguments and returns the exit code (tests call this in-process). */
+    public static int run(String... args) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            cmd.getErr().println("nhc: internal error: " + ExitCodes.describe(ex) + " (please report this; nothing was done)");
+            return ExitCodes.INTERNAL;
+        });
+        cl.setParameterExceptionHandler((ex, strings) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println("nhc: " + ex.getMessage());
+            CommandLine.UnmatchedArgumentException.printSuggestions(ex, c.getErr());
+            c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help'.");
+            return ExitCodes.INVALID;
+        });
+        return cl.execute(args);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+}

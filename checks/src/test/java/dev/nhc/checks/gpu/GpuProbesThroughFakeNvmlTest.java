@@ -268,7 +268,8 @@ class GpuProbesThroughFakeNvmlTest {
         Judged j = run(new GpuNvlinkProbe());
         assertThat(j.bad()).extracting(Finding::entity).containsOnly("GPU 1");
         assertThat(j.bad()).extracting(Finding::message).anySatisfy(m -> assertThat(m).contains("4 new NVLink replay errors"));
-        assertThat(j.bad()).extracting(Finding::severity).contains(Severity.FAIL, Severity.WARN);
+        assertThat(j.bad()).extracting(Finding::severity).containsOnly(Severity.FAIL);
+        assertThat(j.gpu(1).fields()).containsEntry("nvlink_replay_increase", 4L).containsEntry("nvlink_crc_per_sec", 2.0);
     }
 
     @Test
@@ -340,7 +341,7 @@ class GpuProbesThroughFakeNvmlTest {
 
         assertThat(j.bad()).extracting(Finding::entity).containsOnly("GPU 1");
         assertThat(j.bad()).extracting(Finding::severity).containsOnly(Severity.WARN);
-        assertThat(j.bad()).extracting(Finding::message).contains("GPU 1 (0000:29:00.0): at 90, at or above its slowdown temperature 89");
+        assertThat(j.bad()).extracting(Finding::message).contains("GPU 1 (0000:29:00.0): at 90C, at or above its slowdown temperature 89C");
     }
 
     @Test
@@ -348,6 +349,7 @@ class GpuProbesThroughFakeNvmlTest {
         var gpus = FakeNvml.healthyH100s(4);
         gpus.get(1).put("remapped_rows", Map.of("correctable", 1, "uncorrectable", 0, "pending", true, "failure", false));
         gpus.get(2).put("remapped_rows", Map.of("correctable", 0, "uncorrectable", 512, "pending", false, "failure", true));
+        gpus.get(3).put("remapped_rows", Map.of("correctable", 0, "uncorrectable", 600, "pending", false, "failure", false));
         FakeNvml.use(FakeNvml.scenario(gpus));
 
         Judged j = run(new GpuMemoryRepairProbe());
@@ -358,7 +360,8 @@ class GpuProbesThroughFakeNvmlTest {
         Finding failed = j.bad().stream().filter(f -> f.entity().equals("GPU 2") && f.severity() == Severity.FAIL).findFirst().orElseThrow();
         assertThat(failed.remedy()).isEqualTo(Remedy.HARDWARE);
         assertThat(failed.slurmState()).isEqualTo(SlurmState.FAIL);
-        assertThat(j.bad()).filteredOn(f -> f.entity().equals("GPU 2") && f.severity() == Severity.WARN).hasSize(1);
+        assertThat(j.bad()).filteredOn(f -> f.entity().equals("GPU 3")).singleElement()
+                .satisfies(f -> assertThat(f.severity()).isEqualTo(Severity.WARN));
     }
 
     @Test

@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
                         + "verdict into what the scheduler understands: Slurm's DRAIN, FAIL and RESUME, or dstack's "
                         + "healthy, warning and failure.",
                 ""},
-        subcommands = {RunCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
+        subcommands = {RunCommand.class, ReplayCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
                 VersionCommand.class, CommandLine.HelpCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {

@@ -147,8 +147,8 @@ public final class GpuScan {
 
         /** A finding the probe decides by itself for this GPU (a count mismatch, a link that should be up). */
         public Fields finding(Severity severity, String message, Remedy remedy, SlurmState slurmState) {
-            findings.add(new Finding(null, entity(gpu), severity, message, remedy, slurmState, Map.of("pci_bus_id",
-                    gpu.pciBusId() == null ? "" : gpu.pciBusId())));
+            findings.add(new Finding(null, entity(gpu), severity, message, remedy, slurmState,
+                    gpu.pciBusId() == null ? Map.of() : Map.of("pci_bus_id", gpu.pciBusId())));
             return this;
         }
 

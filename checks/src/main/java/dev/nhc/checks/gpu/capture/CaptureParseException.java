@@ -12,6 +12,16 @@ public final class CaptureParseException extends Exception {
         this.problems = List.copyOf(problems);
     }
 
+    private CaptureParseException(String message, String problem) {
+        super(message);
+        this.problems = List.of(problem);
+    }
+
+    /** Captures that each read fine but cannot be of the same node. */
+    static CaptureParseException mismatch(String problem) {
+        return new CaptureParseException(problem, problem);
+    }
+
     /** Each problem as "line N: what was expected, what was found". */
     public List<String> problems() {
         return problems;

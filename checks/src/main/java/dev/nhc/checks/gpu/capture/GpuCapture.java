@@ -42,13 +42,19 @@ public final class GpuCapture {
     /**
      * Both captures as one (e.g. {@code nvidia-smi -q} plus {@code nvidia-smi nvlink --status} of
      * the same node): GPUs matched by index, this capture's values first.
+     *
+     * @throws CaptureParseException when both name a GPU by UUID and the UUIDs differ: captures of different nodes
      */
-    public GpuCapture merge(GpuCapture other) {
+    public GpuCapture merge(GpuCapture other) throws CaptureParseException {
         List<CapturedGpu> merged = new ArrayList<>();
         int n = Math.max(gpus.size(), other.gpus.size());
         for (int i = 0; i < n; i++) {
             CapturedGpu mine = i < gpus.size() ? gpus.get(i) : null;
             CapturedGpu theirs = i < other.gpus.size() ? other.gpus.get(i) : null;
+            if (mine != null && theirs != null && mine.uuid != null && theirs.uuid != null && !mine.uuid.equals(theirs.uuid)) {
+                throw CaptureParseException.mismatch("GPU " + i + " is " + mine.uuid + " in " + source
+                        + " but " + theirs.uuid + " in " + other.source + ": the captures are of different nodes");
+            }
             CapturedGpu g = new CapturedGpu(i);
             if (mine != null) {
                 g.fillFrom(mine);

@@ -135,10 +135,11 @@ class SharedCapturesTest {
     }
 
     @Test
-    void aQueryAndAnNvlinkStatusOfTheSameNodeReplayTogether() throws Exception {
-        Outcome o = judge(Path_.REPLAY, Map.of("count", 4L), "thamada-A100SXMx4-nvidia-smi-q.txt", "gpud-nvlink-status-a100.txt");
-        assertThat(o.skipped()).isEmpty();
-        assertThat(o.at(Severity.FAIL)).extracting(Finding::entity).containsExactly("GPU 1");
+    void capturesOfDifferentNodesAreNotMixed() throws Exception {
+        assertThatThrownBy(() -> judge(Path_.REPLAY, Map.of(), "thamada-A100SXMx4-nvidia-smi-q.txt", "gpud-nvlink-status-a100.txt"))
+                .isInstanceOf(CaptureParseException.class)
+                .hasMessageContaining("GPU 0 is GPU-")
+                .hasMessageContaining("the captures are of different nodes");
     }
 
     @Test

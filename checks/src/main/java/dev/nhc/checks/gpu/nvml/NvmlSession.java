@@ -80,7 +80,10 @@ public final class NvmlSession {
     }
 
     private String missingLibrary(Throwable e) {
-        String why = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
+        // JNA's message is "Unable to load library 'X':" and then dlopen's reasons, one per line: keep the first reason.
+        List<String> lines = e.getMessage() == null ? List.of(e.toString()) : e.getMessage().lines().map(String::strip)
+                .filter(l -> !l.isEmpty()).toList();
+        String why = lines.size() > 1 && lines.get(0).endsWith(":") ? lines.get(1) : lines.isEmpty() ? e.toString() : lines.get(0);
         if (fromSettings) {
             return "cannot load NVML from " + library + " (settings.nvml_library): " + why;
         }

@@ -69,6 +69,19 @@ public interface GpuDevice {
 
     Long enforcedPowerLimitMilliwatts() throws GpuCallException;
 
+    /**
+     * Runs a whole reading of this GPU (many getters) where the GPU is cheapest to read: live NVML
+     * runs it on the GPU's own thread, so the calls inside need no thread hand-off each, while a
+     * call that blocks is still caught and named. A capture just runs it.
+     */
+    default <T> T batch(Batch<T> work) throws GpuCallException {
+        return work.run();
+    }
+
+    interface Batch<T> {
+        T run() throws GpuCallException;
+    }
+
     /** The most links any GPU may have (NVML_NVLINK_MAX_LINKS). */
     int MAX_NVLINKS = 36;
 

@@ -101,7 +101,10 @@ public final class GpuScan {
     private static Fields read(GpuDevice gpu, Reader reader) {
         Fields out = new Fields(gpu);
         try {
-            reader.read(gpu, out);
+            gpu.batch(() -> {
+                reader.read(gpu, out);
+                return null;
+            });
         } catch (GpuCallException e) {
             out.condemn(e);
         }

@@ -1,7 +1,6 @@
 package dev.nhc.checks.gpu.nvml;
 
 import com.sun.jna.Native;
-import com.sun.jna.ptr.IntByReference;
 import dev.nhc.checks.gpu.GpuSourceException;
 
 import java.time.Duration;
@@ -31,12 +30,14 @@ public final class NvmlSession {
     private final CompletableFuture<Opened> opened;
     private volatile List<NvmlGpu> gpus;
 
-    record Opened(NvmlLibrary lib, String driverVersion, int count) {
+    record Opened(String driverVersion, int count) {
     }
 
     NvmlSession(String configuredLibrary, Duration callLimit) {
         this.fromSettings = configuredLibrary != null && !configuredLibrary.isBlank();
-        this.library = fromSettings ? configuredLibrary : DEFAULT_LIBRARY;
+        // JNA treats a name without a slash as "libNAME.so" on the search path; a path must reach dlopen whole.
+        this.library = !fromSettings ? DEFAULT_LIBRARY
+                : configuredLibrary.contains("/") ? java.nio.file.Path.of(configuredLibrary).toAbsolutePath().toString() : configuredLibrary;
         this.callLimit = callLimit;
         this.system = NvmlCallRunner.singleThread("nvml-system");
         this.opened = CompletableFuture.supplyAsync(this::open, system);
@@ -56,27 +57,27 @@ public final class NvmlSession {
     }
 
     private Opened open() {
-        NvmlLibrary lib;
         try {
-            lib = Native.load(library, NvmlLibrary.class);
+            NvmlNative.bind(library);
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
             // An Error, not an Exception: a node without the driver is an answer, not a crash.
             throw new OpenFailure(missingLibrary(e));
+        } catch (IllegalStateException e) {
+            throw new OpenFailure(e.getMessage());
         }
-        int rc = lib.nvmlInit_v2();
+        int rc = NvmlNative.nvmlInit_v2();
         if (rc != NvmlReturn.SUCCESS) {
-            throw new OpenFailure(initFailure(lib, rc));
+            throw new OpenFailure(initFailure(rc));
         }
-        IntByReference count = new IntByReference();
-        rc = lib.nvmlDeviceGetCount_v2(count);
+        int[] count = new int[1];
+        rc = NvmlNative.nvmlDeviceGetCount_v2(count);
         if (rc != NvmlReturn.SUCCESS) {
-            throw new OpenFailure("NVML (" + library + ") cannot count the GPUs: nvmlDeviceGetCount_v2 returned "
-                    + describe(lib, rc));
+            throw new OpenFailure("NVML (" + library + ") cannot count the GPUs: nvmlDeviceGetCount_v2 returned " + describe(rc));
         }
         byte[] version = new byte[96];
-        rc = lib.nvmlSystemGetDriverVersion(version, version.length);
+        rc = NvmlNative.nvmlSystemGetDriverVersion(version, version.length);
         String driver = rc == NvmlReturn.SUCCESS ? Native.toString(version) : null;
-        return new Opened(lib, driver, count.getValue());
+        return new Opened(driver, count[0]);
     }
 
     private String missingLibrary(Throwable e) {
@@ -91,8 +92,8 @@ public final class NvmlSession {
                 + "); install the NVIDIA driver, or set settings.nvml_library to the library's path";
     }
 
-    private String initFailure(NvmlLibrary lib, int rc) {
-        String what = "nvmlInit_v2 returned " + describe(lib, rc);
+    private String initFailure(int rc) {
+        String what = "nvmlInit_v2 returned " + describe(rc);
         return switch (rc) {
             case NvmlReturn.DRIVER_NOT_LOADED -> "the NVIDIA driver is not loaded (" + what
                     + "): check that the nvidia kernel module is loaded (lsmod | grep nvidia) and dmesg for NVRM errors";
@@ -103,10 +104,11 @@ public final class NvmlSession {
         };
     }
 
-    static String describe(NvmlLibrary lib, int rc) {
+    static String describe(int rc) {
         String text;
         try {
-            text = lib.nvmlErrorString(rc);
+            com.sun.jna.Pointer p = NvmlNative.nvmlErrorString(rc);
+            text = p == null ? null : p.getString(0);
         } catch (RuntimeException | UnsatisfiedLinkError e) {
             text = null;
         }
@@ -140,7 +142,7 @@ public final class NvmlSession {
                 if (g == null) {
                     List<NvmlGpu> created = new ArrayList<>();
                     for (int i = 0; i < o.count(); i++) {
-                        created.add(new NvmlGpu(o.lib(), i, callLimit));
+                        created.add(new NvmlGpu(i));
                     }
                     gpus = g = Collections.unmodifiableList(created);
                 }
@@ -157,9 +159,8 @@ public final class NvmlSession {
     /** Best effort: nvmlShutdown on the session's thread, waiting at most a second; a hung driver keeps its thread. */
     void close() {
         if (opened.isDone() && !opened.isCompletedExceptionally()) {
-            NvmlLibrary lib = opened.join().lib();
             try {
-                system.submit(lib::nvmlShutdown).get(1, TimeUnit.SECONDS);
+                system.submit(NvmlNative::nvmlShutdown).get(1, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (ExecutionException | TimeoutException e) {

@@ -3,8 +3,10 @@ package dev.nhc.checks.gpu;
 /**
  * One GPU as the probes read it, whether from live NVML or from a captured {@code nvidia-smi -q}.
  * Every getter maps to one NVML call. {@code null} means "this GPU has no such value" (NVML's
- * NOT_SUPPORTED, or {@code N/A} in a capture): the field is left out, never failed on. Any other
- * failure is a {@link GpuCallException} naming the call.
+ * NOT_SUPPORTED, or {@code N/A} in a capture): the field is left out, never failed on. A failure
+ * that condemns the GPU (lost, hung) is a {@link GpuCallException} naming the call; any other
+ * failure (no permission, corrupted infoROM…) makes that value null and is kept in
+ * {@link #problems()}, so one unreadable counter does not cost the others.
  */
 public interface GpuDevice {
 
@@ -17,6 +19,11 @@ public interface GpuDevice {
     /** "GPU 3 (0000:3b:00.0)": how messages name this GPU. */
     default String label() {
         return "GPU " + index() + (pciBusId() == null ? "" : " (" + pciBusId() + ")");
+    }
+
+    /** What could not be read so far, one message per failed call ("GPU 3 (…): nvmlDeviceGetX returned NO_PERMISSION (…)"). */
+    default java.util.List<String> problems() {
+        return java.util.List.of();
     }
 
     String name() throws GpuCallException;

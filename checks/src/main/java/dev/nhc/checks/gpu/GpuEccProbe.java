@@ -69,17 +69,17 @@ public final class GpuEccProbe implements Probe {
     public ProbeResult probe(ProbeContext ctx) throws Exception {
         CounterHistory history = new CounterHistory(ctx.state(), ctx.clock().instant());
         return GpuScan.run(ctx, GpuData.ECC, false, (gpu, out) -> {
-            out.put("ecc_enabled", out.get(gpu::eccEnabled));
+            out.put("ecc_enabled", gpu.eccEnabled());
             Long volatileCorrected = null;
             for (EccCounter c : EccCounter.values()) {
                 for (EccError t : EccError.values()) {
-                    Long total = out.get(() -> gpu.eccErrors(c, t, null));
+                    Long total = gpu.eccErrors(c, t, null);
                     out.put(name(c, null, t), total);
                     if (c == EccCounter.VOLATILE && t == EccError.CORRECTED) {
                         volatileCorrected = total;
                     }
                     for (MemoryLocation l : MemoryLocation.values()) {
-                        out.put(name(c, l, t), out.get(() -> gpu.eccErrors(c, t, l)));
+                        out.put(name(c, l, t), gpu.eccErrors(c, t, l));
                     }
                 }
             }

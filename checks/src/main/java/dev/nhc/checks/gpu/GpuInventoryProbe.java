@@ -53,10 +53,10 @@ public final class GpuInventoryProbe implements Probe {
         String model = ctx.params().string("model");
         GpuSource source = GpuSources.forProbe(ctx);
         ProbeResult perGpu = GpuScan.run(ctx, source, GpuData.INVENTORY, expected != null && expected > 0, (gpu, out) -> {
-            String name = out.get(gpu::name);
+            String name = gpu.name();
             out.put("name", name);
-            out.put("uuid", out.get(gpu::uuid));
-            out.put("persistence_mode", out.get(gpu::persistenceMode));
+            out.put("uuid", gpu.uuid());
+            out.put("persistence_mode", gpu.persistenceMode());
             if (model != null && name != null && !name.toLowerCase(Locale.ROOT).contains(model.toLowerCase(Locale.ROOT))) {
                 out.finding(Severity.FAIL, gpu.label() + " is a " + name + ", expected " + model, Remedy.HARDWARE, null);
             }

@@ -57,20 +57,20 @@ public final class GpuMemoryRepairProbe implements Probe {
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
         return GpuScan.run(ctx, GpuData.MEMORY_REPAIR, false, (gpu, out) -> {
-            RemappedRows rows = out.get(gpu::remappedRows);
+            RemappedRows rows = gpu.remappedRows();
             if (rows != null) {
                 out.put("remapped_rows_correctable", rows.correctable())
                         .put("remapped_rows_uncorrectable", rows.uncorrectable())
                         .put("remap_pending", rows.pending())
                         .put("remap_failure", rows.failure());
             }
-            Long sbe = out.get(() -> gpu.retiredPages(RetirementCause.MULTIPLE_SINGLE_BIT_ECC));
-            Long dbe = out.get(() -> gpu.retiredPages(RetirementCause.DOUBLE_BIT_ECC));
+            Long sbe = gpu.retiredPages(RetirementCause.MULTIPLE_SINGLE_BIT_ECC);
+            Long dbe = gpu.retiredPages(RetirementCause.DOUBLE_BIT_ECC);
             out.put("retired_pages_sbe", sbe).put("retired_pages_dbe", dbe);
             if (sbe != null || dbe != null) {
                 out.put("retired_pages", (sbe == null ? 0 : sbe) + (dbe == null ? 0 : dbe));
             }
-            out.put("retired_pages_pending", out.get(gpu::retiredPagesPending));
+            out.put("retired_pages_pending", gpu.retiredPagesPending());
         });
     }
 }

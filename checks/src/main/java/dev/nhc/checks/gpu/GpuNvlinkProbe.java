@@ -74,7 +74,7 @@ public final class GpuNvlinkProbe implements Probe {
             boolean countersRead = false;
             for (int link = 0; link < GpuDevice.MAX_NVLINKS; link++) {
                 final int l = link;
-                Boolean up = out.get(() -> gpu.nvlinkActive(l));
+                Boolean up = gpu.nvlinkActive(l);
                 if (up == null) {
                     continue;
                 }
@@ -84,10 +84,10 @@ public final class GpuNvlinkProbe implements Probe {
                 } else {
                     down.add(link);
                 }
-                Long r = out.get(() -> gpu.nvlinkErrors(l, NvLinkCounter.REPLAY));
-                Long rc = out.get(() -> gpu.nvlinkErrors(l, NvLinkCounter.RECOVERY));
-                Long flit = out.get(() -> gpu.nvlinkErrors(l, NvLinkCounter.CRC_FLIT));
-                Long data = out.get(() -> gpu.nvlinkErrors(l, NvLinkCounter.CRC_DATA));
+                Long r = gpu.nvlinkErrors(l, NvLinkCounter.REPLAY);
+                Long rc = gpu.nvlinkErrors(l, NvLinkCounter.RECOVERY);
+                Long flit = gpu.nvlinkErrors(l, NvLinkCounter.CRC_FLIT);
+                Long data = gpu.nvlinkErrors(l, NvLinkCounter.CRC_DATA);
                 countersRead |= r != null || rc != null || flit != null || data != null;
                 replay += r == null ? 0 : r;
                 recovery += rc == null ? 0 : rc;

@@ -61,10 +61,10 @@ public final class GpuPcieProbe implements Probe {
     public ProbeResult probe(ProbeContext ctx) throws Exception {
         CounterHistory history = new CounterHistory(ctx.state(), ctx.clock().instant());
         return GpuScan.run(ctx, GpuData.PCIE, false, (gpu, out) -> {
-            Long gen = out.get(gpu::pcieGeneration);
-            Long genMax = out.get(gpu::pcieMaxGeneration);
-            Long width = out.get(gpu::pcieWidth);
-            Long widthMax = out.get(gpu::pcieMaxWidth);
+            Long gen = gpu.pcieGeneration();
+            Long genMax = gpu.pcieMaxGeneration();
+            Long width = gpu.pcieWidth();
+            Long widthMax = gpu.pcieMaxWidth();
             out.put("pcie_gen", gen).put("pcie_gen_max", genMax).put("pcie_width", width).put("pcie_width_max", widthMax);
             if (gen != null && genMax != null) {
                 out.put("pcie_gen_degraded", gen < genMax);
@@ -72,7 +72,7 @@ public final class GpuPcieProbe implements Probe {
             if (width != null && widthMax != null) {
                 out.put("pcie_width_degraded", width < widthMax);
             }
-            Long replays = out.get(gpu::pcieReplays);
+            Long replays = gpu.pcieReplays();
             out.put("pcie_replays", replays);
             Long limit = replayLimitPerMinute(gen, width);
             out.put("pcie_replay_limit_per_min", limit);

@@ -35,8 +35,8 @@ public final class GpuPowerProbe implements Probe {
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
         return GpuScan.run(ctx, GpuData.POWER, false, (gpu, out) -> {
-            Long mw = out.get(gpu::powerUsageMilliwatts);
-            Long limitMw = out.get(gpu::enforcedPowerLimitMilliwatts);
+            Long mw = gpu.powerUsageMilliwatts();
+            Long limitMw = gpu.enforcedPowerLimitMilliwatts();
             out.put("power_readable", mw != null);
             if (mw != null) {
                 out.put("power", mw / 1000.0);

@@ -130,19 +130,6 @@ public final class GpuScan {
             return gpu;
         }
 
-        /** One value call; null when the GPU has no such value or the call failed without condemning the GPU. */
-        public <T> T get(Call<T> call) throws GpuCallException {
-            try {
-                return call.get();
-            } catch (GpuCallException e) {
-                if (e.condemnsGpu()) {
-                    throw e;
-                }
-                unreadable.add(e.getMessage());
-                return null;
-            }
-        }
-
         public Fields put(String field, Object value) {
             observation.put(field, value);
             return this;
@@ -170,13 +157,11 @@ public final class GpuScan {
         }
 
         void finish() {
+            unreadable.addAll(gpu.problems());
             if (!unreadable.isEmpty()) {
                 findings.add(new Finding(null, entity(gpu), Severity.UNKNOWN, String.join("; ", unreadable), Remedy.NONE, null, Map.of()));
             }
         }
     }
 
-    public interface Call<T> {
-        T get() throws GpuCallException;
-    }
 }

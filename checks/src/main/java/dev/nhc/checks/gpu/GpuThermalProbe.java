@@ -69,18 +69,18 @@ public final class GpuThermalProbe implements Probe {
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
         return GpuScan.run(ctx, GpuData.THERMAL, false, (gpu, out) -> {
-            Long temp = out.get(gpu::temperature);
-            Long memTemp = out.get(gpu::memoryTemperature);
+            Long temp = gpu.temperature();
+            Long memTemp = gpu.memoryTemperature();
             out.put("temperature", temp).put("memory_temperature", memTemp);
-            Long shutdown = out.get(() -> gpu.temperatureThreshold(TemperatureThreshold.SHUTDOWN));
-            Long slowdown = out.get(() -> gpu.temperatureThreshold(TemperatureThreshold.SLOWDOWN));
-            Long gpuMax = out.get(() -> gpu.temperatureThreshold(TemperatureThreshold.GPU_MAX));
-            Long memMax = out.get(() -> gpu.temperatureThreshold(TemperatureThreshold.MEM_MAX));
+            Long shutdown = gpu.temperatureThreshold(TemperatureThreshold.SHUTDOWN);
+            Long slowdown = gpu.temperatureThreshold(TemperatureThreshold.SLOWDOWN);
+            Long gpuMax = gpu.temperatureThreshold(TemperatureThreshold.GPU_MAX);
+            Long memMax = gpu.temperatureThreshold(TemperatureThreshold.MEM_MAX);
             out.put("shutdown_temperature", shutdown).put("slowdown_temperature", slowdown)
                     .put("gpu_max_temperature", gpuMax).put("memory_max_temperature", memMax);
             out.put("shutdown_margin", margin(shutdown, temp)).put("slowdown_margin", margin(slowdown, temp))
                     .put("gpu_max_margin", margin(gpuMax, temp)).put("memory_max_margin", margin(memMax, memTemp));
-            Long reasons = out.get(gpu::clocksEventReasons);
+            Long reasons = gpu.clocksEventReasons();
             if (reasons != null) {
                 boolean hw = (reasons & HW_SLOWDOWN) != 0;
                 boolean hwThermal = (reasons & HW_THERMAL) != 0;

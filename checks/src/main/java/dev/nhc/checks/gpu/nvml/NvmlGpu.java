@@ -28,11 +28,6 @@ import java.util.concurrent.TimeoutException;
  */
 final class NvmlGpu {
 
-    /** The body of one NVML call, run on the GPU's thread. */
-    interface Call<T> {
-        T run(long handle) throws GpuCallException;
-    }
-
     private record Hang(String call, Duration blocked, Future<?> task) {
     }
 
@@ -98,18 +93,6 @@ final class NvmlGpu {
         }
     }
 
-    /** Runs one call and returns its value (null for NOT_SUPPORTED); on the GPU's thread directly, else handed to it. */
-    <T> T call(String name, Deadline deadline, Call<T> body) throws GpuCallException {
-        if (Thread.currentThread() == worker) {
-            long handle = handleOnWorker();
-            return traced(name, () -> body.run(handle));
-        }
-        refuseIfHung();
-        long handle = await(opened, OPEN, deadline);
-        Future<T> f = thread.submit(() -> traced(name, () -> body.run(handle)));
-        return await(f, name, deadline);
-    }
-
     /** Runs a probe's whole reading of this GPU on the GPU's thread, under the same per-call watch. */
     <T> T batch(Deadline deadline, GpuDevice.Batch<T> work) throws GpuCallException {
         if (Thread.currentThread() == worker) {
@@ -118,6 +101,25 @@ final class NvmlGpu {
         refuseIfHung();
         await(opened, OPEN, deadline);
         return await(thread.submit(work::run), null, deadline);
+    }
+
+    /** Whether the caller is this GPU's own NVML thread (inside a {@link #batch}). */
+    boolean onWorker() {
+        return Thread.currentThread() == worker;
+    }
+
+    /**
+     * On the GPU's thread: records {@code name} as the call in flight for whoever waits, and
+     * returns the handle to make it with. {@link #end} must follow the call.
+     */
+    long begin(String name) throws GpuCallException {
+        long handle = handleOnWorker();
+        inFlight = new InFlight(name, System.nanoTime());
+        return handle;
+    }
+
+    void end() {
+        inFlight = null;
     }
 
     /** Waits for the handle (without making a call); throws what opening the GPU threw. */

@@ -5,7 +5,7 @@ import dev.nhc.engine.config.Ownership;
 import dev.nhc.engine.model.Finding;
 import dev.nhc.engine.model.Observation;
 import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.Observations;
+import dev.nhc.engine.probe.PriorObservations;
 import dev.nhc.engine.probe.ParamSpec;
 import dev.nhc.engine.probe.ParamType;
 import dev.nhc.engine.probe.Probe;
@@ -31,7 +31,8 @@ import java.util.function.BooleanSupplier;
  * {@link JsSandbox}) and sees:
  * <ul>
  *   <li>{@code observations}: check name → entity → fields, from the other checks of this run
- *       (the runner runs script.js checks after all others; see {@link Observations});</li>
+ *       (the spec says {@code runsLast}: the runner runs script.js checks after all others and
+ *       offers their observations as {@link PriorObservations});</li>
  *   <li>{@code vars}: the check's {@code with: { vars }} map; {@code node}: the host name;</li>
  *   <li>{@code readFile(path)}, {@code listDir(path)}: only below {@code with: { allow_read }}.</li>
  * </ul>
@@ -63,6 +64,7 @@ public final class ScriptJsProbe implements Probe {
                 .param(ParamSpec.optional("vars", ParamType.MAP, null, "values handed to the script as 'vars'"))
                 .param(ParamSpec.optional("timeout", ParamType.DURATION, DEFAULT_TIMEOUT, "stop the script after this long"))
                 .field("findings", Unit.COUNT, "findings the script returned")
+                .runsLast()
                 .build();
     }
 
@@ -135,7 +137,7 @@ public final class ScriptJsProbe implements Probe {
     /** check name → entity → fields: the shape a rule author wants ({@code observations.gpus.gpu0.temperature}). */
     private static Map<String, Object> observationTree(ProbeContext ctx) {
         Map<String, Object> tree = new LinkedHashMap<>();
-        ctx.service(Observations.class).ifPresent(obs -> obs.byCheck().forEach((check, list) -> {
+        ctx.service(PriorObservations.class).ifPresent(obs -> obs.byCheck().forEach((check, list) -> {
             if (check.equals(ctx.checkName())) {
                 return;
             }

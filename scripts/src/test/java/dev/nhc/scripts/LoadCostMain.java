@@ -1,7 +1,7 @@
 package dev.nhc.scripts;
 
 import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.probe.Observations;
+import dev.nhc.engine.probe.PriorObservations;
 import dev.nhc.engine.probe.ProbeRegistry;
 import dev.nhc.engine.probe.ProbeResult;
 import dev.nhc.engine.testing.TestProbeContext;
@@ -30,7 +30,7 @@ public final class LoadCostMain {
             r = registry.find("script").orElseThrow().probe(ctx.params(Map.of("command", List.of("/bin/true"), "convention", "nhc",
                     "max_output", 1024L)));
         } else if (mode.equals("js")) {
-            ctx.service(Observations.class, Observations.of(Map.of("gpus", List.of(
+            ctx.service(PriorObservations.class, prior(Map.of("gpus", List.of(
                     Observation.of("gpu0").put("temperature", 91L).put("power", 120.0).build(),
                     Observation.of("gpu1").put("temperature", 50L).put("power", 300.0).build()))));
             r = registry.find("script.js").orElseThrow().probe(ctx.params(Map.of("timeout", Duration.ofSeconds(20), "allow_read", List.of(),
@@ -38,5 +38,9 @@ public final class LoadCostMain {
                             + ".map(([g, f]) => ({entity: g, severity: 'warn', message: g + ' hot at low power'}))")));
         }
         System.out.println(mode + ": " + (r == null ? "-" : r.findings()));
+    }
+
+    private static PriorObservations prior(Map<String, List<Observation>> byCheck) {
+        return () -> byCheck;
     }
 }

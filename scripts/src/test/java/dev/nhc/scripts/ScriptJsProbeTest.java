@@ -4,7 +4,7 @@ import dev.nhc.engine.model.Finding;
 import dev.nhc.engine.model.Observation;
 import dev.nhc.engine.model.Remedy;
 import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.Observations;
+import dev.nhc.engine.probe.PriorObservations;
 import dev.nhc.engine.probe.ProbeResult;
 import dev.nhc.engine.testing.TestProbeContext;
 import org.junit.jupiter.api.Test;
@@ -46,14 +46,14 @@ class ScriptJsProbeTest {
 
     @Test
     void bundledThermalPowerRuleJudgesOtherChecksObservations() throws Exception {
-        Observations obs = Observations.of(Map.of("gpus", List.of(
+        PriorObservations obs = prior(Map.of("gpus", List.of(
                 Observation.of("gpu0").put("temperature", 91L).put("power", 120.5).build(),
                 Observation.of("gpu1").put("temperature", 92L).put("power", 640.0).build(),
                 Observation.of("gpu2").put("temperature", 40L).put("power", 90.0).build(),
                 Observation.of("gpu3").put("temperature", 95L).build())));
         Path example = Path.of("examples/gpu-thermal-power.js").toAbsolutePath();
         TestProbeContext c = ctx(Map.of("file", example.toString(), "vars", Map.of("hot_c", 85L)))
-                .service(Observations.class, obs);
+                .service(PriorObservations.class, obs);
         Finding f = only(probe.probe(c));
         assertEquals("gpu0", f.entity());
         assertEquals(Severity.WARN, f.severity());
@@ -63,11 +63,11 @@ class ScriptJsProbeTest {
 
     @Test
     void scriptSeesVarsNodeAndNotItsOwnCheck() throws Exception {
-        Observations obs = Observations.of(Map.of("js-rule", List.of(Observation.of("x").put("a", 1L).build()),
+        PriorObservations obs = prior(Map.of("js-rule", List.of(Observation.of("x").put("a", 1L).build()),
                 "disk", List.of(Observation.of("/").put("used_percent", 97.0).build())));
         ProbeResult r = probe.probe(ctx(Map.of("source",
                 "[{entity: node, severity: vars.sev, message: JSON.stringify(Object.keys(observations)) + ' ' + observations.disk['/'].used_percent}]",
-                "vars", Map.of("sev", "fail"))).service(Observations.class, obs));
+                "vars", Map.of("sev", "fail"))).service(PriorObservations.class, obs));
         Finding f = only(r);
         assertEquals("node001", f.entity());
         assertEquals(Severity.FAIL, f.severity());
@@ -156,6 +156,11 @@ class ScriptJsProbeTest {
     }
 
     @Test
+    void runsAfterTheOtherChecksSoItSeesTheirObservations() {
+        assertTrue(probe.spec().runsLast());
+    }
+
+    @Test
     void needsExactlyOneOfFileOrSource() throws Exception {
         assertEquals("script.js needs exactly one of 'file' or 'source' in with:", only(probe.probe(ctx(Map.of()))).message());
     }
@@ -169,5 +174,9 @@ class ScriptJsProbeTest {
         }
         Finding f = only(new ScriptJsProbe(() -> true).probe(ctx(Map.of("file", js.toString()))));
         assertTrue(f.message().startsWith("refusing to run " + js + " as root: " + js.toRealPath() + " is owned by uid"), f.message());
+    }
+
+    private static PriorObservations prior(Map<String, List<Observation>> byCheck) {
+        return () -> byCheck;
     }
 }

@@ -15,7 +15,6 @@ import dev.nhc.engine.process.ProcessOutcome;
 import dev.nhc.engine.state.StateSection;
 import dev.nhc.engine.units.Unit;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,11 +28,11 @@ import java.util.Set;
  * {@code dcgm.diag}: DCGM's active diagnostic ({@code dcgmi diag -r LEVEL -j}), one finding per
  * failed test and GPU with DCGM's error text.
  *
- * <p>Diag is slow and disturbs GPU work, so it runs only when due ({@code with: { every }}) and
- * only while no process has a GPU open and no Slurm job holds the node; otherwise the check
- * reports the last diag's findings from the state store, or is skipped (never failed) when there
- * are none. The schedule lives here rather than in the check's own {@code every:} because the
- * last result must be reported on every run in between, not just on the runs that diag.
+ * <p>Diag is slow and disturbs GPU work. How often it runs is the check's own {@code every:}
+ * (the runner reports the last result on the runs in between). When it is due while a process
+ * has a GPU open or a Slurm job holds the node, it does not run: the check reports the last
+ * diag's findings, kept in its state, or is skipped (never failed) when there are none, and the
+ * runner tries again on the next run.
  */
 public final class DcgmDiagProbe implements Probe {
     public static final String NAME = "dcgm.diag";
@@ -48,8 +47,6 @@ public final class DcgmDiagProbe implements Probe {
                 .param(ParamSpec.optional("dcgmi", ParamType.STRING, null, "path of dcgmi (default: settings.dcgmi, then PATH, /usr/bin)"))
                 .param(ParamSpec.optional("level", ParamType.INTEGER, 1L,
                         "diag level: 1 seconds, 2 minutes, 3 tens of minutes, 4 hours; give the check a timeout to match"))
-                .param(ParamSpec.optional("every", ParamType.DURATION, null,
-                        "run diag at most this often; the last result is reported in between (default: every time the check runs)"))
                 .param(ParamSpec.optional("skip_when_busy", ParamType.BOOLEAN, true,
                         "do not run diag while a process has a GPU open or a Slurm job holds the node"))
                 .param(ParamSpec.optional("ignore_processes", ParamType.STRING_LIST, List.copyOf(GpuActivity.DAEMONS),
@@ -74,11 +71,6 @@ public final class DcgmDiagProbe implements Probe {
         }
         StateSection state = ctx.state();
         Instant now = ctx.clock().instant();
-        long lastRun = state.getLong(LAST_RUN, -1);
-        Duration every = ctx.params().duration("every");
-        if (every != null && lastRun >= 0 && now.toEpochMilli() - lastRun < every.toMillis()) {
-            return stored(state, now, null);
-        }
         if (!Boolean.FALSE.equals(ctx.params().bool("skip_when_busy"))) {
             Set<String> ignored = new LinkedHashSet<>(ctx.params().strings("ignore_processes"));
             String busy = GpuActivity.busy(ctx, ignored);
@@ -147,13 +139,13 @@ public final class DcgmDiagProbe implements Probe {
     }
 
     /**
-     * The last diag's findings, marked with when they were found; if there are none to report
-     * and {@code skipReason} is given, the check is skipped for that reason.
+     * The last diag's findings, marked with when they were found; when there are none the check
+     * is skipped for {@code skipReason}.
      */
     private static ProbeResult stored(StateSection state, Instant now, String skipReason) {
         long lastRun = state.getLong(LAST_RUN, -1);
         if (lastRun < 0) {
-            return ProbeResult.skipped(skipReason != null ? skipReason : "dcgm diag has not run yet");
+            return ProbeResult.skipped(skipReason);
         }
         List<Finding> findings = new ArrayList<>();
         Object saved = state.get(LAST_FINDINGS);
@@ -169,7 +161,7 @@ public final class DcgmDiagProbe implements Probe {
                 }
             }
         }
-        if (findings.isEmpty() && skipReason != null) {
+        if (findings.isEmpty()) {
             return ProbeResult.skipped(skipReason + "; the last diag (" + when + ") passed");
         }
         long age = Math.max(0, (now.toEpochMilli() - lastRun) / 1000);

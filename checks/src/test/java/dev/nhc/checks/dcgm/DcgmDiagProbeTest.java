@@ -115,24 +115,15 @@ class DcgmDiagProbeTest {
     }
 
     @Test
-    void dueOnlyEveryIntervalAndReportsTheLastResultInBetween() throws Exception {
-        fake.answers(null, DcgmTestData.DIAG_V3_FAIL, 226);
-        Instant t0 = Instant.parse("2026-11-22T00:00:00Z");
-        ProbeResult first = probe.probe(ctx(Map.of("every", Duration.ofHours(6))).clock(Clock.fixed(t0, ZoneOffset.UTC)));
-        assertEquals(2, first.findings().size());
-
-        ProbeResult between = probe.probe(ctx(Map.of("every", Duration.ofHours(6))).clock(Clock.fixed(t0.plusSeconds(3600), ZoneOffset.UTC)));
-        assertEquals(1, fake.calls().size(), "diag must not run again before it is due");
-        assertEquals(2, between.findings().size());
-        assertEquals(Severity.FAIL, between.findings().get(1).severity());
-        assertEquals("gpu1", between.findings().get(1).entity());
-        assertTrue(between.findings().get(1).message().endsWith("(diag of 2026-11-22T00:00:00Z)"), between.findings().get(1).message());
-        assertEquals(3600L, between.observations().get(0).get("age"));
-
+    void whileBusyAfterAPassingDiagItIsSkippedAndSaysSo() throws Exception {
         fake.answers(null, DcgmTestData.DIAG_V4_PASS, 0);
-        ProbeResult due = probe.probe(ctx(Map.of("every", Duration.ofHours(6))).clock(Clock.fixed(t0.plus(Duration.ofHours(6)), ZoneOffset.UTC)));
-        assertEquals(2, fake.calls().size());
-        assertEquals(List.of(), due.findings());
+        Instant t0 = Instant.parse("2026-11-22T00:00:00Z");
+        assertEquals(List.of(), probe.probe(ctx().clock(Clock.fixed(t0, ZoneOffset.UTC))).findings());
+        Files.createDirectories(root.resolve("sys/fs/cgroup/system.slice/slurmstepd.scope/job_5"));
+        ProbeResult r = probe.probe(ctx().clock(Clock.fixed(t0.plusSeconds(60), ZoneOffset.UTC)));
+        assertEquals("dcgm diag not run now: Slurm job 5 holds the node (/sys/fs/cgroup/system.slice/slurmstepd.scope) "
+                + "(diag disturbs GPU work); the last diag (2026-11-22T00:00:00Z) passed", r.skipped());
+        assertEquals(1, fake.calls().size());
     }
 
     @Test
@@ -171,14 +162,21 @@ class DcgmDiagProbeTest {
     }
 
     @Test
-    void whileBusyTheLastFailingDiagIsStillReported() throws Exception {
+    void whileBusyTheLastFailingDiagIsStillReportedWithItsTime() throws Exception {
         fake.answers(null, DcgmTestData.DIAG_V3_FAIL, 226);
-        probe.probe(ctx());
+        Instant t0 = Instant.parse("2026-11-22T00:00:00Z");
+        probe.probe(ctx().clock(Clock.fixed(t0, ZoneOffset.UTC)));
         gpuProcess(4242, "python3", "/dev/nvidia-uvm");
-        ProbeResult r = probe.probe(ctx());
+        ProbeResult r = probe.probe(ctx().clock(Clock.fixed(t0.plusSeconds(3600), ZoneOffset.UTC)));
         assertNull(r.skipped());
         assertEquals(2, r.findings().size());
         assertEquals(1, fake.calls().size());
+        Finding mem = r.findings().get(1);
+        assertEquals("gpu1", mem.entity());
+        assertEquals(Severity.FAIL, mem.severity());
+        assertEquals("DCGM diag level 2: test 'GPU Memory' failed on GPU 1: GPU 1 DBE detected during memory test "
+                + "(diag of 2026-11-22T00:00:00Z)", mem.message());
+        assertEquals(3600L, r.observations().get(0).get("age"));
     }
 
     @Test

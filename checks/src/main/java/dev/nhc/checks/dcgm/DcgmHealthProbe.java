@@ -72,6 +72,9 @@ public final class DcgmHealthProbe implements Probe {
                         + "or let nhc set them (with: { set_watches: true })");
             }
             String letters = ctx.params().string("watches");
+            if (letters == null || !letters.matches("[pmidtnxa]+")) {
+                return unknown("with: { watches: '" + letters + "' } must be dcgmi health -s letters from p m i d t n x a");
+            }
             ProcessOutcome set = dcgmi.run(ctx, "health", "-s", letters);
             String setProblem = problem(set, "health -s " + letters);
             if (setProblem != null) {

@@ -88,6 +88,14 @@ class DcgmHealthProbeTest {
     }
 
     @Test
+    void watchLettersAreCheckedBeforeDcgmiSeesThem() throws Exception {
+        FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).script("printf '" + DcgmTestData.NO_WATCHES.strip() + "\\n'; exit 255");
+        Finding f = only(probe.probe(ctx(fake).params(Map.of("dcgmi", fake.exe.toString(), "watches", "-x", "set_watches", true))));
+        assertEquals("with: { watches: '-x' } must be dcgmi health -s letters from p m i d t n x a", f.message());
+        assertEquals(List.of("health -c -j"), fake.calls());
+    }
+
+    @Test
     void missingDcgmiIsUnknownAndSaysWhatToInstall() throws Exception {
         ProbeResult r = probe.probe(new TestProbeContext(tmp).params(Map.of("dcgmi", "/nonexistent/dcgmi")));
         Finding f = only(r);

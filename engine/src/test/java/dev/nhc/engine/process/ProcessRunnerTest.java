@@ -75,6 +75,26 @@ class ProcessRunnerTest {
     }
 
     @Test
+    void anAbandonedRunKillsItsToolWhenTheThreadIsInterrupted(@TempDir Path dir) throws Exception {
+        Path pidFile = dir.resolve("child.pid");
+        java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                ProcessRunner.of("/bin/sh", "-c", "sleep 600 & echo $! > " + pidFile + "; wait").timeout(Duration.ofMinutes(5)).run();
+            } catch (Exception e) {
+                thrown.set(e);
+            }
+        });
+        t.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
+        long pid = Long.parseLong(Files.readString(pidFile).strip());
+        t.interrupt(); // what the runner does to a check it abandons
+        t.join(10_000);
+        assertTrue(thrown.get() instanceof InterruptedException, String.valueOf(thrown.get()));
+        await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
+    }
+
+    @Test
     void missingToolNamesItself() {
         IOException e = assertThrows(IOException.class, () -> ProcessRunner.of("/nonexistent/dcgmi", "health").run());
         assertEquals("cannot run /nonexistent/dcgmi: No such file or directory", e.getMessage());

@@ -14,7 +14,6 @@ import dev.nhc.engine.probe.ProbeResult;
 import dev.nhc.engine.probe.ProbeSpec;
 import dev.nhc.engine.units.Unit;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

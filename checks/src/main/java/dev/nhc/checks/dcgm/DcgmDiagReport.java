@@ -43,10 +43,21 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
         if (trimmed.isEmpty()) {
             throw new DcgmOutputException(what + " is empty");
         }
-        if (trimmed.startsWith("{")) {
-            return parseJson(text, what);
+        return looksLikeJson(text) ? parseJson(text, what) : parseText(text, what);
+    }
+
+    /** JSON unless a table line comes first; dcgmi may print a status sentence before either. */
+    private static boolean looksLikeJson(String text) {
+        for (String line : text.split("\n")) {
+            String l = line.strip();
+            if (l.startsWith("{")) {
+                return true;
+            }
+            if (l.startsWith("|") || l.startsWith("+")) {
+                return false;
+            }
         }
-        return parseText(text, what);
+        return false;
     }
 
     static Severity severity(String status) {

@@ -78,6 +78,12 @@ class DcgmDiagProbeTest {
     }
 
     @Test
+    void aStatusLineBeforeTheJsonIsIgnored() throws Exception {
+        fake.answers(null, "Successfully ran diagnostic for group.\n" + DcgmTestData.DIAG_V3_FAIL, 226);
+        assertEquals(2, probe.probe(ctx()).findings().size());
+    }
+
+    @Test
     void dcgm4PassingDiagGivesNoFindings() throws Exception {
         fake.answers(null, DcgmTestData.DIAG_V4_PASS, 0);
         ProbeResult r = probe.probe(ctx());

@@ -124,8 +124,14 @@ public final class DiskWritableProbe implements Probe {
         try {
             // Closing is what reports a failed write on NFS (close-to-open), so write and close, no fsync.
             Files.write(file, "nhc write test\n".getBytes(StandardCharsets.US_ASCII));
-        } finally {
-            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // The write's error is the one to report.
+            }
+            throw e;
         }
+        Files.delete(file);
     }
 }

@@ -21,19 +21,18 @@ import java.util.List;
 /**
  * {@code cpu}: how many sockets, cores and hardware threads are online, from sysfs.
  *
- * <p>Sysfs rather than /proc/cpuinfo: cpuinfo is ~1.5 KB per CPU (400 KB on a 256-thread node),
- * its "cpu MHz" line makes the kernel sample every CPU, and it has no physical id on arm64. Instead
- * of reading each CPU's package and core id (512 files on 256 threads) this reads one sibling list
+ * <p>Instead of reading each CPU's package and core id (512 files on 256 threads) this reads one sibling list
  * per core and one per socket: every CPU a list names is already counted, so a 2-socket, 128-core
  * SMT-2 node costs about 130 small reads.
  *
- * <p>Measured on a 256-thread test tree (2 × 64 × 2), first call in a fresh C1 JVM, median of 12 on
- * the loaded 2-core build machine: these sibling lists read with FileInputStream 23 ms, the same
- * with java.nio Files 62 ms, every CPU's package and core id (512 files) 59 ms, a 400 KB
- * /proc/cpuinfo from a file 11 ms. cpuinfo reads faster as a file, but the real one is generated
- * per read (about 25 µs per CPU here, 6 ms for 256, far more on kernels that sample each CPU's
- * clock by IPI), while a sysfs list is one small read (about 20 µs); and arm64's cpuinfo has no
- * package or core ids at all. So: sysfs, with the cheap read.
+ * <p>Measured on a 256-thread test tree (2 × 64 × 2): the first call in a fresh C1 JVM, classes
+ * already loaded, median of 12–15 runs on the 2-core build machine under load 8–12 (so noisy):
+ * this probe 17 ms; the same sibling lists read with java.nio Files 62 ms (hence the plain
+ * FileInputStream in {@link SysFiles#readSmall}); every CPU's package and core id, 512 files, 59–97
+ * ms; a 400 KB /proc/cpuinfo parsed from a plain file 11–17 ms. cpuinfo is as fast only as a file:
+ * the real one is generated on each read (about 25 µs per CPU on this VM, 6 ms for 256, and far
+ * more on kernels that sample every CPU's clock by IPI), where a sysfs list is one small read of
+ * about 20 µs; and arm64's cpuinfo has no package or core ids. So: sysfs, with the cheap read.
  */
 public final class CpuProbe implements Probe {
     static final String CPU = "/sys/devices/system/cpu";

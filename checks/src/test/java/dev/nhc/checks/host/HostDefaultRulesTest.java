@@ -118,7 +118,7 @@ class HostDefaultRulesTest {
     void theBenchConfigIsValidAndPassesOnThisNode() throws Exception {
         Path bench = Path.of(System.getProperty("user.dir")).resolve("../bench/configs/host-basic.yaml").normalize();
         Config config = loader.parse(bench.toString(), Files.readString(bench), bench);
-        assertEquals(List.of("root-mount", "root-free", "physmem", "loadavg"), config.checks().stream().map(CheckConfig::name).toList());
+        assertEquals(List.of("root-mount", "root-free", "physmem", "load"), config.checks().stream().map(CheckConfig::name).toList());
         for (CheckConfig c : config.checks()) {
             Probe probe = loader.registry().find(c.use()).orElseThrow();
             TestProbeContext ctx = new TestProbeContext(Path.of("/")).params(c.with().asMap()).checkName(c.name());

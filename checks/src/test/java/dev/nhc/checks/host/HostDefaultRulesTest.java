@@ -115,7 +115,7 @@ class HostDefaultRulesTest {
     }
 
     @Test
-    void theBenchConfigIsValidAndPassesOnThisNode() throws Exception {
+    void theBenchConfigIsValidAndJudgesThisNode() throws Exception {
         Path bench = Path.of(System.getProperty("user.dir")).resolve("../bench/configs/host-basic.yaml").normalize();
         Config config = loader.parse(bench.toString(), Files.readString(bench), bench);
         assertEquals(List.of("root-mount", "root-free", "physmem", "load"), config.checks().stream().map(CheckConfig::name).toList());
@@ -123,9 +123,10 @@ class HostDefaultRulesTest {
             Probe probe = loader.registry().find(c.use()).orElseThrow();
             TestProbeContext ctx = new TestProbeContext(Path.of("/")).params(c.with().asMap()).checkName(c.name());
             List<Finding> out = rules.evaluate(c, probe.spec(), probe.probe(ctx), StateSection.detached("t"));
-            for (Finding f : out) {
-                assertTrue(f.severity() != Severity.FAIL, c.name() + ": " + f.message());
-            }
+            // Whether this machine passes is its own business (a container may have a read-only /);
+            // what must hold is that every check could read it and came to a verdict.
+            assertEquals(1, out.size(), c.name() + ": " + out);
+            assertTrue(out.get(0).severity() != Severity.UNKNOWN, c.name() + ": " + out.get(0).message());
         }
     }
 

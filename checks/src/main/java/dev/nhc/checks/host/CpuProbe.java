@@ -51,6 +51,7 @@ public final class CpuProbe implements Probe {
             .field("online", Unit.TEXT, "the online CPUs as the kernel lists them, e.g. 0-255")
             .field("offline", Unit.COUNT, "CPUs present but offline (SMT switched off counts its siblings here)")
             .field("smt_active", Unit.BOOLEAN, "whether SMT (hyper-threading) is active")
+            .field("smt_control", Unit.TEXT, "the kernel's SMT switch: on, off, forceoff, notsupported or notimplemented")
             .build();
 
     @Override
@@ -65,6 +66,7 @@ public final class CpuProbe implements Probe {
         String presentText = SysFiles.readIfExists(ctx.sys(CPU + "/present"));
         BitSet present = presentText == null ? null : parseList(ctx, CPU + "/present", presentText);
         String smt = SysFiles.readIfExists(ctx.sys(CPU + "/smt/active"));
+        String smtControl = SysFiles.readIfExists(ctx.sys(CPU + "/smt/control"));
 
         // Kernels before 5.x name these thread_siblings_list and core_siblings_list.
         Integer cores = countGroups(ctx, online, "core_cpus_list", "thread_siblings_list");
@@ -76,6 +78,7 @@ public final class CpuProbe implements Probe {
                 .put("online", onlineText)
                 .put("offline", present == null ? null : offline(present, online))
                 .put("smt_active", smt == null ? null : smt.trim().equals("1"))
+                .put("smt_control", smtControl == null ? null : smtControl.trim())
                 .build();
         ProbeResult.Builder result = ProbeResult.builder().observe(o);
         Finding f = compare(ctx, o);
@@ -155,7 +158,7 @@ public final class CpuProbe implements Probe {
 
     private static String context(Observation o) {
         return " (online: " + o.get("online")
-                + (Boolean.FALSE.equals(o.get("smt_active")) ? "; SMT is off" : "")
+                + (o.get("smt_control") instanceof String c && c.contains("off") ? "; SMT is " + c : "")
                 + (o.get("offline") instanceof Long off && off > 0 ? "; " + off + " offline" : "") + ")";
     }
 

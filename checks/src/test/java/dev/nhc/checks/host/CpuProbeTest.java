@@ -46,6 +46,7 @@ class CpuProbeTest {
         assertEquals("0-255", o.get("online"));
         assertEquals(0L, o.get("offline"));
         assertEquals(true, o.get("smt_active"));
+        assertEquals("on", o.get("smt_control"));
     }
 
     @Test
@@ -61,6 +62,7 @@ class CpuProbeTest {
         Finding f = r.findings().get(0);
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("128 threads, expected 256 (online: 0-127; SMT is off; 128 offline)", f.message());
+        assertEquals("off", o.get("smt_control"));
         assertEquals(Remedy.NONE, f.remedy());
     }
 
@@ -99,6 +101,14 @@ class CpuProbeTest {
         assertEquals(32L, o.get("cores"));
         assertEquals(32L, o.get("threads"));
         assertEquals(false, o.get("smt_active"));
+        assertEquals("notsupported", o.get("smt_control"));
+    }
+
+    @Test
+    void withoutSmtHardwareTheMessageDoesNotBlameSmt() throws Exception {
+        SysfsCpuTree tree = new SysfsCpuTree(1, 2, 1);
+        Finding f = run(tree, tree.all(), Map.of("threads", 4L)).findings().get(0);
+        assertEquals("2 threads, expected 4 (online: 0-1)", f.message());
     }
 
     @Test

@@ -61,6 +61,7 @@ final class SysfsCpuTree {
         ctx.write(base + "/offline", list(offline) + "\n");
         boolean smtOn = threadsPerCore > 1 && online.stream().anyMatch(c -> c >= sockets * coresPerSocket);
         ctx.write(base + "/smt/active", smtOn ? "1\n" : "0\n");
+        ctx.write(base + "/smt/control", threadsPerCore == 1 ? "notsupported\n" : smtOn ? "on\n" : "off\n");
         for (int cpu = 0; cpu < cpus(); cpu++) {
             String dir = base + "/cpu" + cpu;
             if (cpu > 0) {

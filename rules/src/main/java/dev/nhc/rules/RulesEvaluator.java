@@ -11,14 +11,13 @@ import dev.nhc.engine.probe.ProbeResult;
 import dev.nhc.engine.probe.ProbeSpec;
 import dev.nhc.engine.state.StateSection;
 
-import java.util.HashSet;
-import java.util.Set;
-
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**

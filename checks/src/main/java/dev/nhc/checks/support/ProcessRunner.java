@@ -34,15 +34,18 @@ import java.util.function.Consumer;
  * {@link #mergeStderr} interleaves stderr into stdout, {@link #onStdoutLine} streams stdout line
  * by line to a consumer instead of keeping it (for long outputs such as journalctl).
  *
- * <p>Children are tracked while the program runs ({@link ProcessHandle#descendants()}), so those
- * that outlive it and hold its output pipe open are killed too once it has exited. A child that
- * detaches before it is first seen (a double fork within a few milliseconds) can escape; Java
- * offers no process groups without native code.
+ * <p>No process outlives a run: on timeout the program and its descendants are killed, and after
+ * it exits (or is killed) every process still carrying its tag is killed too. The tag is an
+ * environment variable ({@code NHC_PROCESS_TAG}, as Jenkins marks build processes) that children
+ * inherit, found in /proc/PID/environ, so children that were orphaned and reparented to init are
+ * found as well. Only a child that clears its environment and detaches before it is first seen
+ * can escape; Java offers no process groups without native code.
  */
 public final class ProcessRunner {
     public static final int DEFAULT_OUTPUT_CAP = 64 * 1024;
     /** How long to wait, after the program exited, for children that still hold its output open. */
     private static final Duration ORPHAN_GRACE = Duration.ofMillis(500);
+    private static final String TAG_VAR = "NHC_PROCESS_TAG";
     private static final String SAFE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     private final List<String> argv;
@@ -151,8 +154,11 @@ public final class ProcessRunner {
             pb.environment().put("LANG", "C");
         }
         pb.environment().putAll(env);
+        String tag = java.util.UUID.randomUUID().toString();
+        pb.environment().put(TAG_VAR, tag);
 
         long startNanos = System.nanoTime();
+        java.time.Instant startedAt = java.time.Instant.now().minusSeconds(1);
         long deadline = startNanos + Math.max(0, timeout.toNanos());
         Process p = pb.start();
         Drain out = new Drain(p.getInputStream(), outputCap, stdoutLines, "stdout of " + argv.get(0));
@@ -188,6 +194,7 @@ public final class ProcessRunner {
                 killed = killTree(p, seen);
             }
         }
+        killed += killTagged(tag, startedAt);
         long settle = TimeUnit.SECONDS.toNanos(1);
         out.await(settle);
         if (err != null) {
@@ -200,6 +207,43 @@ public final class ProcessRunner {
         int code = exited ? p.exitValue() : -1;
         return new Result(argv, code, out.text(), err == null ? "" : err.text(), !exited,
                 out.truncated() || (err != null && err.truncated()), Duration.ofNanos(System.nanoTime() - startNanos), killed);
+    }
+
+    /** Kills the processes started since {@code since} whose environment carries {@code tag}: children the program left behind. */
+    private static int killTagged(String tag, java.time.Instant since) {
+        byte[] marker = (TAG_VAR + "=" + tag).getBytes(StandardCharsets.UTF_8);
+        long self = ProcessHandle.current().pid();
+        int n = 0;
+        for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
+            if (h.pid() == self || h.info().startInstant().map(t -> t.isBefore(since)).orElse(false)) {
+                continue;
+            }
+            try {
+                byte[] env = java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc", String.valueOf(h.pid()), "environ"));
+                if (contains(env, marker) && h.isAlive() && h.destroyForcibly()) {
+                    n++;
+                }
+            } catch (IOException | SecurityException e) {
+                // gone already, or not ours to read
+            }
+        }
+        return n;
+    }
+
+    private static boolean contains(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            if (i > 0 && hay[i - 1] != 0) {
+                continue; // variables start after a NUL
+            }
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     private static int killTree(Process p, Set<ProcessHandle> seen) {

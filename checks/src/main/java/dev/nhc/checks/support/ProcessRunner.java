@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -158,7 +159,6 @@ public final class ProcessRunner {
         pb.environment().put(TAG_VAR, tag);
 
         long startNanos = System.nanoTime();
-        java.time.Instant startedAt = java.time.Instant.now().minusSeconds(1);
         long deadline = startNanos + Math.max(0, timeout.toNanos());
         Process p = pb.start();
         Drain out = new Drain(p.getInputStream(), outputCap, stdoutLines, "stdout of " + argv.get(0));
@@ -194,7 +194,7 @@ public final class ProcessRunner {
                 killed = killTree(p, seen);
             }
         }
-        killed += killTagged(tag, startedAt);
+        killed += killTagged(tag);
         long settle = TimeUnit.SECONDS.toNanos(1);
         out.await(settle);
         if (err != null) {
@@ -209,23 +209,31 @@ public final class ProcessRunner {
                 out.truncated() || (err != null && err.truncated()), Duration.ofNanos(System.nanoTime() - startNanos), killed);
     }
 
-    /** Kills the processes started since {@code since} whose environment carries {@code tag}: children the program left behind. */
-    private static int killTagged(String tag, java.time.Instant since) {
+    /** Kills the processes whose environment carries {@code tag}: children the program left behind, wherever they were reparented. */
+    private static int killTagged(String tag) {
         byte[] marker = (TAG_VAR + "=" + tag).getBytes(StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
         int n = 0;
-        for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
-            if (h.pid() == self || h.info().startInstant().map(t -> t.isBefore(since)).orElse(false)) {
-                continue;
-            }
-            try {
-                byte[] env = java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc", String.valueOf(h.pid()), "environ"));
-                if (contains(env, marker) && h.isAlive() && h.destroyForcibly()) {
-                    n++;
+        try (java.nio.file.DirectoryStream<java.nio.file.Path> procs = java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc"),
+                e -> e.getFileName().toString().chars().allMatch(Character::isDigit))) {
+            for (java.nio.file.Path dir : procs) {
+                long pid = Long.parseLong(dir.getFileName().toString());
+                if (pid == self) {
+                    continue;
                 }
-            } catch (IOException | SecurityException e) {
-                // gone already, or not ours to read
+                try {
+                    if (contains(java.nio.file.Files.readAllBytes(dir.resolve("environ")), marker)) {
+                        Optional<ProcessHandle> h = ProcessHandle.of(pid);
+                        if (h.isPresent() && h.get().destroyForcibly()) {
+                            n++;
+                        }
+                    }
+                } catch (IOException | SecurityException e) {
+                    // gone already, or not ours to read
+                }
             }
+        } catch (IOException e) {
+            // no /proc: nothing more can be found
         }
         return n;
     }

@@ -36,12 +36,26 @@ public final class Main implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(run(args));
+        int code;
+        try {
+            code = run(args);
+        } catch (Throwable t) {
+            // Errors (a broken site jar, a missing class) bypass picocli's handler; the contract still holds.
+            System.err.println("nhc: internal error: " + ExitCodes.describe(t) + " (please report this; nothing was done)");
+            code = ExitCodes.INTERNAL;
+        }
+        System.exit(code);
     }
 
     /** Runs nhc with these arguments and returns the exit code (tests call this in-process). */
     public static int run(String... args) {
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = subcommandAlone(args);
+        String[] rest = args;
+        if (cl != null) {
+            rest = java.util.Arrays.copyOfRange(args, 1, args.length);
+        } else {
+            cl = new CommandLine(new Main());
+        }
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             cmd.getErr().println("nhc: internal error: " + ExitCodes.describe(ex) + " (please report this; nothing was done)");
             return ExitCodes.INTERNAL;
@@ -53,7 +67,31 @@ public final class Main implements Runnable {
             c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help'.");
             return ExitCodes.INVALID;
         });
-        return cl.execute(args);
+        return cl.execute(rest);
+    }
+
+    /**
+     * picocli builds its model by reflection over every annotated command, ~100 ms on a cold JVM.
+     * A one-shot {@code nhc run} only needs the run command's model, so a known subcommand is
+     * built alone; everything else (help, no arguments, typos) gets the whole tree.
+     */
+    private static CommandLine subcommandAlone(String[] args) {
+        if (args.length > 0) {
+            Object sub = switch (args[0]) {
+                case "run" -> new RunCommand();
+                case "check-config" -> new CheckConfigCommand();
+                case "list" -> new ListCommand();
+                case "clear" -> new ClearCommand();
+                case "version" -> new VersionCommand();
+                default -> null;
+            };
+            if (sub != null) {
+                CommandLine cl = new CommandLine(sub);
+                cl.setCommandName("nhc " + args[0]);
+                return cl;
+            }
+        }
+        return null;
     }
 
     @Override

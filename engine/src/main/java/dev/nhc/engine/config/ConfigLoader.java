@@ -153,16 +153,19 @@ public final class ConfigLoader {
         } else {
             Map<String, Location> seen = new LinkedHashMap<>();
             for (ConfigNode c : checksNode.items()) {
+                // Names are unique even among checks that have other problems, so all are reported at once.
+                ConfigNode nameNode = c.isMap() ? c.get("name") : null;
+                if (nameNode != null && nameNode.isScalar() && !nameNode.isNull()) {
+                    Location first = seen.putIfAbsent(nameNode.text(), c.location());
+                    if (first != null) {
+                        problems.add(nameNode.location(), "duplicate check name '" + nameNode.text() + "' (first at line " + first.line() + ")");
+                        continue;
+                    }
+                }
                 CheckConfig check = check(c, hostgroups, problems);
-                if (check == null) {
-                    continue;
+                if (check != null) {
+                    checks.add(check);
                 }
-                Location first = seen.putIfAbsent(check.name(), check.location());
-                if (first != null) {
-                    problems.add(c.get("name").location(), "duplicate check name '" + check.name() + "' (first at line " + first.line() + ")");
-                    continue;
-                }
-                checks.add(check);
             }
         }
         problems.throwIfAny();
@@ -211,7 +214,7 @@ public final class ConfigLoader {
             problems.add(c.location(), "each check must be a map with at least 'name:' and 'use:', not " + c.describeKind());
             return null;
         }
-        int before = problems.list().size();
+        int before = problems.size();
         for (String key : c.entries().keySet()) {
             if (!CHECK_KEYS.contains(key)) {
                 problems.add(c.keyLocation(key), "unknown key '" + key + "' in a check" + Suggest.didYouMean(key, CHECK_KEYS)
@@ -265,7 +268,7 @@ public final class ConfigLoader {
         if (enabled != null && !(enabled.value() instanceof Boolean)) {
             problems.add(enabled.location(), label + ": 'enabled' must be true or false");
         }
-        if (problems.list().size() > before || name == null || probe == null) {
+        if (problems.size() > before || name == null || probe == null) {
             return null;
         }
         if (enabled != null && Boolean.FALSE.equals(enabled.value())) {
@@ -274,7 +277,7 @@ public final class ConfigLoader {
         CheckConfig check = new CheckConfig(name, use, c.location(), on, with, c.get("warn"), c.get("fail"), message, remedy,
                 slurmState, forRuns, onUnknown, timeout, every, c);
         evaluator.validate(check, probe.spec(), problems);
-        return problems.list().size() > before ? null : check;
+        return problems.size() > before ? null : check;
     }
 
     private static String scalarText(ConfigNode c, String key, Problems problems) {

@@ -66,7 +66,7 @@ public final class KernelLogProbe implements Probe {
             .param(ParamSpec.optional("since_boot", ParamType.BOOLEAN, Boolean.TRUE, "judge only file lines stamped since this boot"))
             .param(ParamSpec.optional("max_lines", ParamType.INTEGER, KernelLogReader.DEFAULT_MAX_LINES, "new lines examined per run; the rest are counted as skipped"))
             .param(ParamSpec.optional("journalctl", ParamType.STRING, "journalctl", "journalctl executable for log: journal"))
-            .field("matches", Unit.COUNT, "lines this rule matched since the last run")
+            .field("matches", Unit.COUNT, "lines this rule matched since the last run (observed for rules that matched or are latched)")
             .field("lines_read", Unit.COUNT, "new kernel log lines read this run")
             .field("unparsed_lines", Unit.COUNT, "new lines without a timestamp nhc understands (still examined)")
             .field("skipped_lines", Unit.COUNT, "new lines past max_lines, counted but not examined")
@@ -138,10 +138,10 @@ public final class KernelLogProbe implements Probe {
                 latched.put(r.name(), now);
                 l = now;
             }
-            out.observe(Observation.of(r.name()).put("matches", m == null ? 0L : m.count).build());
             if (m == null && l == null) {
-                continue;
+                continue; // only rules with something to say are entities: a quiet log reads as one "ok"
             }
+            out.observe(Observation.of(r.name()).put("matches", m == null ? 0L : m.count).build());
             StringBuilder msg = new StringBuilder(r.message());
             if (l != null && latch && r.severity() == Severity.FAIL) {
                 long count = ((Number) l.get("count")).longValue();

@@ -243,6 +243,26 @@ class GpuXidProbeTest {
     }
 
     @Test
+    void aMillionLineLogIsScannedOnceAndItsLatchOutlivesIt() throws Exception {
+        Path p = root.resolve(LOG.substring(1));
+        Files.createDirectories(p.getParent());
+        try (java.io.BufferedWriter w = Files.newBufferedWriter(p)) {
+            for (int i = 0; i < 999_999; i++) {
+                w.write("[" + i + ".000000] usb 1-1: noise " + i + "\n");
+            }
+            w.write("[1000000.000000] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has fallen off the bus.\n");
+        }
+        StateSection s = StateSection.detached("s");
+        ProbeResult first = probe.probe(ctx(s, Map.of()).budget(java.time.Duration.ofSeconds(60)));
+        assertEquals(1_000_000L, kernelLog(first).get("lines_read"));
+        assertEquals(0L, kernelLog(first).get("skipped_lines"));
+        assertEquals(Severity.FAIL, finding(first, "GPU at PCI 0000:3b:00.0").orElseThrow().severity());
+        ProbeResult second = probe.probe(ctx(s, Map.of()));
+        assertEquals(0L, kernelLog(second).get("lines_read"));
+        assertEquals(Severity.FAIL, finding(second, "GPU at PCI 0000:3b:00.0").orElseThrow().severity());
+    }
+
+    @Test
     void pciAddressesNormalise() {
         assertEquals("0000:3b:00", XidEvent.normalizePci("PCI:0000:3B:00"));
         assertEquals("0000:3b:00", XidEvent.normalizePci("0000:3b:00.0"));

@@ -46,11 +46,18 @@ public final class LogTimestamps {
 
     public KernelLogLine parse(long position, String line) {
         String rest = line;
-        Matcher m = DECODE_PREFIX.matcher(rest);
-        if (m.find()) {
-            rest = rest.substring(m.end());
+        Matcher m;
+        if (!rest.isEmpty() && rest.charAt(0) >= 'a' && rest.charAt(0) <= 'z') {
+            m = DECODE_PREFIX.matcher(rest);
+            if (m.find()) {
+                rest = rest.substring(m.end());
+            }
         }
         if (rest.startsWith("[")) {
+            KernelLogLine fast = uptime(position, rest);
+            if (fast != null) {
+                return fast;
+            }
             m = UPTIME.matcher(rest);
             if (m.find()) {
                 double up = Double.parseDouble(m.group(1) + "." + m.group(2));
@@ -86,6 +93,41 @@ public final class LogTimestamps {
             }
         }
         return unparsed(position, line);
+    }
+
+    /** "[171167.620236] msg" without a regex: the common dmesg form, on every line of a large log. */
+    private static KernelLogLine uptime(long position, String s) {
+        int i = 1;
+        int n = s.length();
+        while (i < n && s.charAt(i) == ' ') {
+            i++;
+        }
+        long whole = 0;
+        int digits = 0;
+        while (i < n && Character.isDigit(s.charAt(i)) && digits < 12) {
+            whole = whole * 10 + (s.charAt(i++) - '0');
+            digits++;
+        }
+        if (digits == 0 || i >= n || s.charAt(i) != '.') {
+            return null;
+        }
+        i++;
+        long frac = 0;
+        long scale = 1;
+        int fd = 0;
+        while (i < n && Character.isDigit(s.charAt(i)) && fd < 9) {
+            frac = frac * 10 + (s.charAt(i++) - '0');
+            scale *= 10;
+            fd++;
+        }
+        if (fd == 0 || i >= n || s.charAt(i) != ']') {
+            return null;
+        }
+        i++;
+        if (i < n && s.charAt(i) == ' ') {
+            i++;
+        }
+        return new KernelLogLine(position, null, whole + (double) frac / scale, s.substring(i), true);
     }
 
     private static KernelLogLine unparsed(long position, String line) {

@@ -217,6 +217,34 @@ class KernelLogReaderTest {
         assertTrue(e.getMessage().contains("No journal files were found."), e.getMessage());
     }
 
+    @Test
+    void atTheDeadlineTheReaderStopsAndTheNextRunContinues() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        c.write("/k.log", "[1.0] a\n[2.0] b\n");
+        ReadStats[] st = new ReadStats[1];
+        assertTrue(read(new KernelLogReader(c.budget(Duration.ZERO), "/k.log"), st).isEmpty());
+        assertTrue(st[0].incomplete());
+        assertEquals(2, read(new KernelLogReader(c.budget(Duration.ofSeconds(10)), "/k.log"), st).size());
+        assertFalse(st[0].incomplete());
+    }
+
+    @Test
+    void aHangingJournalctlIsKilledAndTheCursorKept(@TempDir Path bin) throws IOException {
+        StateSection s = StateSection.detached("t");
+        s.put("log.source", "journal");
+        s.put("log.boot_id", "boot-1");
+        s.put("log.cursor", "s=old");
+        TestProbeContext c = ctx(s).budget(Duration.ofSeconds(1));
+        Path fake = Scripts.write(bin, "journalctl", "echo '[1.0] partial'; sleep 60");
+        ReadStats[] st = new ReadStats[1];
+        long t0 = System.nanoTime();
+        read(new KernelLogReader(c, "journal").journalctl(fake.toString()), st);
+        assertTrue(st[0].incomplete());
+        assertEquals("s=old", s.getString("log.cursor"));
+        assertTrue(Duration.ofNanos(System.nanoTime() - t0).compareTo(Duration.ofSeconds(1 + 3)) < 0);
+    }
+
     /** The real device of this machine: read to its end without blocking, then only what is new. */
     @Test
     void realDevKmsgIsReadWithoutBlocking() throws IOException {

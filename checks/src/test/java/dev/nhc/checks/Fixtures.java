@@ -22,7 +22,7 @@ public final class Fixtures {
         while (d != null) {
             Path pom = d.resolve("pom.xml");
             try {
-                if (Files.isRegularFile(pom) && Files.readString(pom).contains("<artifactId>nhc-parent</artifactId>")) {
+                if (Files.isRegularFile(pom) && isRoot(Files.readString(pom))) {
                     return existing(d.resolve("../shared/fixtures").normalize(), "../shared/fixtures from the repository root " + d);
                 }
             } catch (IOException ignored) {
@@ -32,6 +32,11 @@ public final class Fixtures {
         }
         throw new AssertionError("cannot find the repository root (a pom.xml with artifactId nhc-parent) above "
                 + Path.of("").toAbsolutePath() + "; set -Dnhc.fixtures=/path/to/shared/fixtures");
+    }
+
+    /** The root pom is nhc-parent itself; module poms name it only inside their parent element. */
+    private static boolean isRoot(String pom) {
+        return pom.contains("<artifactId>nhc-parent</artifactId>") && !pom.contains("<parent>");
     }
 
     private static Path existing(Path p, String how) {

@@ -114,7 +114,8 @@ public final class SlurmAction implements VerdictAction {
         ActionOutcome decide(Verdict verdict) {
             Ledger ledger = new Ledger(store.section(SlurmSection.KEY), node);
             Instant now = clock.instant();
-            Intent intent = Intent.of(verdict, settings);
+            Intent fresh = Intent.of(verdict, settings);
+            Intent intent = fresh;
             if (intent.kind() != Intent.Kind.HOLD && ledger.pendingState() != null) {
                 Instant since = ledger.pendingSince();
                 if (since != null && Duration.between(since, now).compareTo(settings.pendingMaxAge()) <= 0) {
@@ -137,9 +138,11 @@ public final class SlurmAction implements VerdictAction {
 
             boolean ours = (status.drained() || status.failed())
                     && (status.reason().equals(ledger.ownedReason()) || status.reason().equals(ledger.pendingReason()));
-            if (ours && ledger.ownedReason() == null) {
-                // Our own drain from a run that was killed before it could record it.
+            if (ours && status.reason().equals(ledger.pendingReason())) {
+                // The intended change is on the node already: a run killed after scontrol but before it could
+                // record it. It is nhc's, and this run's own verdict decides what happens next.
                 ledger.own(status.failed() ? SlurmState.FAIL : SlurmState.DRAIN, status.reason(), now);
+                intent = fresh;
             } else if (!ours && ledger.ownedReason() != null) {
                 info("node " + node + " is now " + status.describe() + ", no longer as nhc left it ('" + ledger.ownedReason()
                         + "'); someone else took over, so nhc forgets its drain and will not resume it");

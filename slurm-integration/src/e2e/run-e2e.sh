@@ -74,6 +74,9 @@ wait_until() {
         sleep 0.2
     done
 }
+TIMINGS=()
+# timing LABEL MS: one line of the summary printed at the end (cause → sinfo showing the change)
+timing() { TIMINGS+=("$(printf '%-58s %s' "$1" "$(secs "$2")")"); }
 secs() { printf '%d.%01d s' $(($1 / 1000)) $((($1 % 1000) / 100)); }
 
 state_is() { [ "$(node_state | cut -d'|' -f1)" = "$1" ]; }
@@ -297,6 +300,7 @@ scenario_drain_and_resume() {
     touch "$S/cause"; t=$(now_ms)
     log "cause: created $S/cause"
     if wait_until 40 "node drained with an NHC reason" state_matches '^drained\|NHC: e2e-cause: cause file present$'; then
+        timing "cause created -> sinfo drained (NHC reason)" $(( $(now_ms) - t ))
         pass "drained with reason '$(node_state | cut -d'|' -f2)' $(secs $(( $(now_ms) - t ))) after the cause"
     else
         fail "node not drained: $(node_state)"; rm -f "$S/cause"; return
@@ -312,11 +316,13 @@ scenario_drain_and_resume() {
     rm -f "$S/cause"; t=$(now_ms)
     log "cause: removed $S/cause"
     if wait_until 40 "node idle again" state_is idle; then
+        timing "cause removed -> sinfo idle (resumed)" $(( $(now_ms) - t ))
         pass "resumed to idle $(secs $(( $(now_ms) - t ))) after the fix"
     else
         fail "node not resumed: $(node_state)"
     fi
     if wait_until 40 "job $job ran" job_ran "$job"; then
+        timing "cause removed -> pending job ran" $(( $(now_ms) - t ))
         pass "job $job $(job_state "$job") $(secs $(( $(now_ms) - t ))) after the fix"
     else
         fail "job $job is $(job_state "$job") ($(job_reason "$job"))"
@@ -330,6 +336,7 @@ scenario_fail_state() {
     touch "$S/hwcause"; t=$(now_ms)
     log "cause: created $S/hwcause"
     if wait_until 40 "node in FAIL" state_matches '^fail\|NHC: e2e-gpu: GPU 0 fell off the bus$'; then
+        timing "hardware cause created -> sinfo fail" $(( $(now_ms) - t ))
         pass "FAIL with reason '$(node_state | cut -d'|' -f2)' $(secs $(( $(now_ms) - t ))) after the fault"
     else
         fail "node not in FAIL: $(node_state)"
@@ -337,6 +344,7 @@ scenario_fail_state() {
     rm -f "$S/hwcause"; t=$(now_ms)
     log "cause: removed $S/hwcause"
     if wait_until 40 "node idle again" state_is idle; then
+        timing "hardware cause removed -> sinfo idle" $(( $(now_ms) - t ))
         pass "resumed from FAIL to idle $(secs $(( $(now_ms) - t ))) after the repair"
     else
         fail "node not resumed from FAIL: $(node_state)"
@@ -376,27 +384,38 @@ scenario_slurmctld_down() {
     rm -f "$S/hold"
     log "slurmctld stopped; released the run"
     if wait_until 58 "nhc to report that Slurm cannot be reached" nhc_log_has "Slurm cannot be reached"; then
+        timing "slurmctld stopped -> nhc reports Slurm unreachable" $(( $(now_ms) - t_stop ))
         pass "nhc gave up on Slurm $(secs $(( $(now_ms) - t_stop ))) after slurmctld stopped"
     else
         fail "nhc did not report the unreachable controller"
     fi
     # slurmd logs the exit of the health check; one that ran into the 60 s limit is logged as a poll timeout.
     if wait_until 58 "the held run to exit" bash -c "[ \$(grep -c 'health_check failed' '$S/log/slurmd.log') -gt $before_fail ]"; then
+        timing "held run released -> nhc exited (slurmd limit 60 s)" $(( $(now_ms) - run_start ))
         pass "the held run exited $(secs $(( $(now_ms) - run_start ))) after its probe was released (limit 60 s)"
     else
         fail "no exit of the held run in slurmd.log"
     fi
     if grep -q 'health_check poll timeout' "$S/log/slurmd.log"; then fail "slurmd had to kill a health check (poll timeout)"; else pass "slurmd never had to kill nhc"; fi
+    # The cause goes away while Slurm is down: the drain nhc saw the need for is still owed, and applied
+    # by the first run that reaches slurmctld; the run after that resumes the now healthy node.
+    rm -f "$S/cause"
+    log "cause: removed while slurmctld is down"
     start_slurmctld; t_back=$(now_ms)
     log "slurmctld started again (keeping its state)"
-    if wait_until 40 "node drained once slurmctld is back" state_matches '^drained\|NHC: e2e-cause:'; then
-        pass "drained $(secs $(( $(now_ms) - t_back ))) after slurmctld came back"
+    if wait_until 40 "the kept drain applied once slurmctld is back" state_matches '^drained\|NHC: e2e-cause:'; then
+        timing "slurmctld back -> sinfo drained (kept intent)" $(( $(now_ms) - t_back ))
+        pass "drained $(secs $(( $(now_ms) - t_back ))) after slurmctld came back: $(node_state)"
     else
-        fail "not drained after slurmctld came back: $(node_state)"
+        fail "the kept drain was not applied after slurmctld came back: $(node_state)"
     fi
-    rm -f "$S/cause"
-    log "cause: removed $S/cause"
-    wait_until 40 "node idle again" state_is idle && pass "resumed" || fail "not resumed: $(node_state)"
+    if nhc_log_has "applying the drain intended"; then pass "nhc: $(grep -o 'applying the drain intended.*' "$S/log/nhc.log" | tail -1)"; else fail "no 'applying the drain intended' in nhc.log"; fi
+    if wait_until 40 "node idle again" state_is idle; then
+        timing "kept drain applied -> sinfo idle (checks pass)" "$WAITED_MS"
+        pass "resumed"
+    else
+        fail "not resumed: $(node_state)"
+    fi
 }
 
 scenario_circuit_breaker() {
@@ -407,6 +426,7 @@ scenario_circuit_breaker() {
     touch "$S/cause"
     log "cause: created $S/cause"
     if wait_until 40 "nhc to open the circuit breaker" nhc_log_has "circuit breaker open"; then
+        timing "cause created -> nhc logs circuit breaker open" $WAITED_MS
         pass "nhc: $(grep -o 'circuit breaker open: [^;]*' "$S/log/nhc.log" | tail -1)"
     else
         fail "no 'circuit breaker open' in nhc.log"
@@ -414,9 +434,11 @@ scenario_circuit_breaker() {
     wait_runs 1 || fail "nhc did not run"
     if state_is idle; then pass "node still idle with the breaker open: $(node_state)"; else fail "node changed despite the breaker: $(node_state)"; fi
     if grep -q 'health_check failed: rc:1' "$S/log/slurmd.log"; then pass "nhc exited 1 (slurmd.log)"; else fail "no rc:1 in slurmd.log"; fi
-    scontrol update NodeName=fake1,fake2 State=RESUME
-    log "admin: resumed fake1, fake2"
+    # RESUME is refused for nodes that never registered ("Invalid node state"); UNDRAIN clears just the drain.
+    scontrol update NodeName=fake1,fake2 State=UNDRAIN || scontrol update NodeName=fake1,fake2 State=DOWN Reason="e2e: released"
+    log "admin: released fake1, fake2 ($(sinfo -h -N -n fake1,fake2 -o '%N=%T|%E' | tr '\n' ' '))"
     if wait_until 40 "node drained once the breaker closes" state_matches '^drained\|NHC: e2e-cause:'; then
+        timing "other nodes released -> sinfo drained" $WAITED_MS
         pass "with the other nodes back, nhc drains: $(node_state)"
     else
         fail "not drained after the breaker closed: $(node_state)"
@@ -436,4 +458,6 @@ scenario_fail_state
 scenario_admin_drain
 scenario_slurmctld_down
 scenario_circuit_breaker
+log "transition timings (cause -> what sinfo/nhc showed; HealthCheckInterval=10):"
+for line in "${TIMINGS[@]}"; do log "  $line"; done
 log "nhc runs seen: $(runs); health checks that failed (rc 1) per slurmd.log: $(grep -c 'health_check failed' "$S/log/slurmd.log")"

@@ -1,8 +1,11 @@
 package dev.nhc.slurm;
 
+import dev.nhc.engine.config.ConfigNode;
 import dev.nhc.engine.config.ConfigSection;
+import dev.nhc.engine.config.Problems;
 import dev.nhc.engine.probe.ParamSpec;
 import dev.nhc.engine.probe.ParamType;
+import dev.nhc.engine.probe.Params;
 
 import java.time.Duration;
 import java.util.List;
@@ -44,5 +47,14 @@ public final class SlurmSection implements ConfigSection {
                         "extra attempts of a failed scontrol/sinfo call, always within the run's deadline"),
                 ParamSpec.optional("pending_max_age", ParamType.DURATION, Duration.ofMinutes(30),
                         "a drain that could not reach Slurm is applied on a later run only if it is younger than this"));
+    }
+
+    @Override
+    public void validate(Params values, ConfigNode node, Problems problems) {
+        // Defaults are always valid, so a problem means the key was written and node is its map.
+        SlurmSettings.invalid(values).forEach((key, why) -> {
+            ConfigNode at = node == null || !node.isMap() ? null : node.get(key);
+            problems.add(at != null ? at.location() : node.location(), "slurm " + key + ": " + why);
+        });
     }
 }

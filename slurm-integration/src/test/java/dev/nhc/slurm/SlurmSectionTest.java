@@ -83,6 +83,22 @@ class SlurmSectionTest {
     }
 
     @Test
+    void badValuesAreConfigErrorsWithTheirLocation() {
+        ConfigException e = assertThrows(ConfigException.class, () -> loader().parse("nhc.yaml", """
+                nhc: 1
+                slurm:
+                  failure_state: reboot
+                  max_drained_fraction: 2
+                  scontrol: scontrol
+                checks: []
+                """, Path.of("nhc.yaml")));
+        String m = e.getMessage();
+        assertTrue(m.contains("nhc.yaml:3:18") && m.contains("failure_state: must be drain or fail, not 'reboot'"), m);
+        assertTrue(m.contains("nhc.yaml:4:25") && m.contains("max_drained_fraction"), m);
+        assertTrue(m.contains("nhc.yaml:5:13") && m.contains("absolute path"), m);
+    }
+
+    @Test
     void outOfRangeValuesAreRefusedNamingTheKey() {
         assertThrows(IllegalArgumentException.class, () -> SlurmSettings.from(new dev.nhc.engine.probe.Params(
                 Map.of("max_drained_fraction", 1.5)), Map.of()));

@@ -198,7 +198,7 @@ write_config() {
     cat > /etc/nhc/nhc.yaml.tmp <<EOF
 nhc: 1
 settings:
-  deadline: 40s
+  deadline: 45s
   check_timeout: 35s
   state_dir: $S/nhc-state
   log_file: $S/log/nhc.log
@@ -288,6 +288,17 @@ start_slurmctld() {
 }
 
 # ---- scenarios -----------------------------------------------------------------------------------
+
+OTHER=
+# other_health_check PID: a child of slurmd running nhc other than PID (sets OTHER)
+other_health_check() {
+    local pid args
+    while read -r pid args; do
+        case $args in *nhc*|*java*) [ "$pid" != "$1" ] && { OTHER=$pid; return 0; } ;; esac
+    done < <(ps -o pid=,args= --ppid "$PID_SLURMD" 2>/dev/null)
+    return 1
+}
+not_alive() { ! alive "$1"; }
 
 job_state() { scontrol show job -o "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
 job_reason() { scontrol show job -o "$1" 2>/dev/null | grep -o 'Reason=[^ ]*' | cut -d= -f2; }
@@ -380,6 +391,21 @@ scenario_slurmctld_down() {
     start_runs=$(runs)
     wait_until 30 "a run holding in its probe" runs_at_least $((start_runs + 1)) || { fail "no run started"; rm -f "$S/hold" "$S/cause"; return; }
     local run_start; run_start=$(now_ms)
+    # While this run holds the lock, slurmd starts the next health check: it must exit at once, without probing.
+    local held seen
+    held=$(tail -n 1 "$S/runs" | cut -d' ' -f2)
+    if wait_until 25 "slurmd to start another health check while run $held holds" other_health_check "$held"; then
+        seen=$(now_ms)
+        if wait_until 10 "the overlapping run $OTHER to exit" not_alive "$OTHER"; then
+            timing "overlapping run started -> exited (lock held)" $(( $(now_ms) - seen ))
+            pass "an overlapping run (pid $OTHER) exited after $(secs $(( $(now_ms) - seen ))) while run $held held the lock"
+        else
+            fail "the overlapping run $OTHER did not exit"
+        fi
+        if [ "$(runs)" -eq $((start_runs + 1)) ]; then pass "the overlapping run did not probe"; else fail "two runs probed at once"; fi
+    else
+        fail "slurmd started no other health check while one was running"
+    fi
     stop_pid slurmctld "$PID_SLURMCTLD"; t_stop=$(now_ms)
     rm -f "$S/hold"
     log "slurmctld stopped; released the run"

@@ -350,7 +350,7 @@ scenario_fail_state() {
         timing "hardware cause created -> sinfo fail" $(( $(now_ms) - t ))
         pass "FAIL with reason '$(node_state | cut -d'|' -f2)' $(secs $(( $(now_ms) - t ))) after the fault"
     else
-        fail "node not in FAIL: $(node_state)"
+        fail "node not in FAIL: $(node_state)"; rm -f "$S/hwcause"; return
     fi
     rm -f "$S/hwcause"; t=$(now_ms)
     log "cause: removed $S/hwcause"
@@ -366,17 +366,21 @@ scenario_admin_drain() {
     log "=== 3. an admin's drain stays, with the admin's reason, while checks pass and while they fail"
     scontrol update NodeName="$NODE" State=DRAIN Reason="maintenance" || { fail "admin drain failed"; return; }
     log "admin: drained $NODE with reason 'maintenance'"
-    wait_runs 2 || fail "nhc did not run"
+    wait_runs 2 || { fail "nhc did not run"; admin_release; return; }
     if [ "$(node_state)" = "drained|maintenance" ]; then pass "after 2 passing runs still: $(node_state)"; else fail "admin drain changed: $(node_state)"; fi
     touch "$S/cause"
     log "cause: created $S/cause"
-    wait_runs 2 || fail "nhc did not run"
+    wait_runs 2 || { fail "nhc did not run"; admin_release; return; }
     if [ "$(node_state)" = "drained|maintenance" ]; then pass "after 2 failing runs still: $(node_state)"; else fail "admin drain changed: $(node_state)"; fi
     if nhc_log_has "by someone else: nhc leaves its state and reason alone"; then pass "nhc logged that it leaves the admin's drain alone"; else fail "no 'by someone else' line in nhc.log"; fi
     rm -f "$S/cause"
     log "cause: removed $S/cause"
-    wait_runs 1 || fail "nhc did not run"
+    wait_runs 1 || { fail "nhc did not run"; admin_release; return; }
     if [ "$(node_state)" = "drained|maintenance" ]; then pass "after the fix, still: $(node_state) (only the admin resumes it)"; else fail "admin drain changed: $(node_state)"; fi
+    admin_release
+}
+admin_release() {
+    rm -f "$S/cause"
     scontrol update NodeName="$NODE" State=RESUME
     wait_until 20 "node idle" state_is idle || fail "admin resume did not take"
     log "admin: resumed $NODE"
@@ -433,7 +437,7 @@ scenario_slurmctld_down() {
         timing "slurmctld back -> sinfo drained (kept intent)" $(( $(now_ms) - t_back ))
         pass "drained $(secs $(( $(now_ms) - t_back ))) after slurmctld came back: $(node_state)"
     else
-        fail "the kept drain was not applied after slurmctld came back: $(node_state)"
+        fail "the kept drain was not applied after slurmctld came back: $(node_state)"; return
     fi
     if nhc_log_has "applying the drain intended"; then pass "nhc: $(grep -o 'applying the drain intended.*' "$S/log/nhc.log" | tail -1)"; else fail "no 'applying the drain intended' in nhc.log"; fi
     if wait_until 40 "node idle again" state_is idle; then
@@ -456,10 +460,18 @@ scenario_circuit_breaker() {
         pass "nhc: $(grep -o 'circuit breaker open: [^;]*' "$S/log/nhc.log" | tail -1)"
     else
         fail "no 'circuit breaker open' in nhc.log"
+        rm -f "$S/cause"; scontrol update NodeName=fake1,fake2 State=DOWN Reason="e2e: released"; return
     fi
-    wait_runs 1 || fail "nhc did not run"
-    if state_is idle; then pass "node still idle with the breaker open: $(node_state)"; else fail "node changed despite the breaker: $(node_state)"; fi
-    if grep -q 'health_check failed: rc:1' "$S/log/slurmd.log"; then pass "nhc exited 1 (slurmd.log)"; else fail "no rc:1 in slurmd.log"; fi
+    if wait_runs 1; then
+        if state_is idle; then pass "node still idle with the breaker open: $(node_state)"; else fail "node changed despite the breaker: $(node_state)"; fi
+    else
+        fail "nhc did not run"
+    fi
+    if grep -q 'health_check failed: rc:1 output:.*circuit breaker open' "$S/log/slurmd.log"; then
+        pass "nhc exited 1 with the breaker open (slurmd.log: $(grep -o 'health_check failed: rc:1 output:.\{0,40\}circuit breaker open' "$S/log/slurmd.log" | tail -1))"
+    else
+        fail "no rc:1 with 'circuit breaker open' in slurmd.log"
+    fi
     # Nodes that never registered refuse RESUME and UNDRAIN ("Invalid node state specified"); DOWN with an
     # admin's reason takes them out of nhc's count just as well.
     scontrol update NodeName=fake1,fake2 State=DOWN Reason="e2e: released" || fail "cannot release the fake nodes"
@@ -468,7 +480,7 @@ scenario_circuit_breaker() {
         timing "other nodes released -> sinfo drained" $WAITED_MS
         pass "with the other nodes back, nhc drains: $(node_state)"
     else
-        fail "not drained after the breaker closed: $(node_state)"
+        fail "not drained after the breaker closed: $(node_state)"; rm -f "$S/cause"; return
     fi
     rm -f "$S/cause"
     wait_until 40 "node idle again" state_is idle && pass "resumed" || fail "not resumed: $(node_state)"

@@ -303,7 +303,7 @@ not_alive() { ! alive "$1"; }
 job_state() { scontrol show job -o "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
 job_reason() { scontrol show job -o "$1" 2>/dev/null | grep -o 'Reason=[^ ]*' | cut -d= -f2; }
 job_is() { local s; s=$(job_state "$1"); [ "$s" = "$2" ]; }
-job_ran() { local s; s=$(job_state "$1"); [ "$s" = RUNNING ] || [ "$s" = COMPLETED ]; }
+job_ran() { local s; s=$(job_state "$1"); [ "$s" = RUNNING ] || [ "$s" = COMPLETING ] || [ "$s" = COMPLETED ]; }
 
 scenario_drain_and_resume() {
     log "=== 1. a failing check drains the node; a job waits; fixing the cause resumes it and the job runs"
@@ -421,8 +421,9 @@ scenario_slurmctld_down() {
     fi
     # slurmd logs the exit of the health check; one that ran into the 60 s limit is logged as a poll timeout.
     if wait_until 58 "the held run to exit" bash -c "[ \$(grep -c 'health_check failed' '$S/log/slurmd.log') -gt $before_fail ]"; then
-        timing "held run released -> nhc exited (slurmd limit 60 s)" $(( $(now_ms) - run_start ))
-        pass "the held run exited $(secs $(( $(now_ms) - run_start ))) after its probe was released (limit 60 s)"
+        timing "held run: probe started -> nhc exited (slurmd limit 60 s)" $(( $(now_ms) - run_start ))
+        timing "held run: slurmctld stopped -> nhc exited" $(( $(now_ms) - t_stop ))
+        pass "the held run exited $(secs $(( $(now_ms) - run_start ))) after it started probing, $(secs $(( $(now_ms) - t_stop ))) after slurmctld stopped (limit 60 s)"
     else
         fail "no exit of the held run in slurmd.log"
     fi

@@ -54,7 +54,9 @@ public final class DiskUsageProbe implements Probe {
     private final FsStat fsStat;
 
     public DiskUsageProbe() {
-        this(Statvfs::of);
+        // A lambda, not a method reference: Statvfs (and with it JNA) is loaded only when a
+        // disk.usage check actually runs, not whenever the probe registry is built.
+        this(path -> Statvfs.of(path));
     }
 
     DiskUsageProbe(FsStat fsStat) {

@@ -1,6 +1,7 @@
 package dev.nhc.checks.dcgm;
 
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
+import dev.nhc.checks.support.ProcessRunner;
 import dev.nhc.engine.model.Finding;
 import dev.nhc.engine.model.Observation;
 import dev.nhc.engine.model.Remedy;
@@ -11,7 +12,6 @@ import dev.nhc.engine.probe.Probe;
 import dev.nhc.engine.probe.ProbeContext;
 import dev.nhc.engine.probe.ProbeResult;
 import dev.nhc.engine.probe.ProbeSpec;
-import dev.nhc.engine.process.ProcessOutcome;
 import dev.nhc.engine.state.StateSection;
 import dev.nhc.engine.units.Unit;
 
@@ -85,9 +85,9 @@ public final class DcgmDiagProbe implements Probe {
             return DcgmHealthProbe.unknown(e.getMessage());
         }
         String args = "diag -r " + level + " -j";
-        ProcessOutcome o = dcgmi.run(ctx, "diag", "-r", Long.toString(level), "-j");
+        ProcessRunner.Result o = dcgmi.run(ctx, "diag", "-r", Long.toString(level), "-j");
         if (o.timedOut()) {
-            return DcgmHealthProbe.unknown("dcgmi " + args + " did not finish within " + o.durationMs() / 1000.0
+            return DcgmHealthProbe.unknown("dcgmi " + args + " did not finish within " + o.elapsed().toMillis() / 1000.0
                     + " s and was killed with its processes; give the check a longer timeout (level 2 takes minutes, level 3 tens of minutes)");
         }
         String engine = Dcgmi.hostEngineProblem(o);

@@ -1,6 +1,7 @@
 package dev.nhc.checks.dcgm;
 
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
+import dev.nhc.checks.support.ProcessRunner;
 import dev.nhc.engine.model.Finding;
 import dev.nhc.engine.model.Observation;
 import dev.nhc.engine.model.Remedy;
@@ -11,7 +12,6 @@ import dev.nhc.engine.probe.Probe;
 import dev.nhc.engine.probe.ProbeContext;
 import dev.nhc.engine.probe.ProbeResult;
 import dev.nhc.engine.probe.ProbeSpec;
-import dev.nhc.engine.process.ProcessOutcome;
 import dev.nhc.engine.units.Unit;
 
 import java.util.LinkedHashMap;
@@ -61,7 +61,7 @@ public final class DcgmHealthProbe implements Probe {
         } catch (Dcgmi.DcgmUnavailable e) {
             return unknown(e.getMessage());
         }
-        ProcessOutcome o = dcgmi.run(ctx, "health", "-c", "-j");
+        ProcessRunner.Result o = dcgmi.run(ctx, "health", "-c", "-j");
         String problem = problem(o, "health -c -j");
         if (problem != null) {
             return unknown(problem);
@@ -75,7 +75,7 @@ public final class DcgmHealthProbe implements Probe {
             if (letters == null || !letters.matches("[pmidtnxa]+")) {
                 return unknown("with: { watches: '" + letters + "' } must be dcgmi health -s letters from p m i d t n x a");
             }
-            ProcessOutcome set = dcgmi.run(ctx, "health", "-s", letters);
+            ProcessRunner.Result set = dcgmi.run(ctx, "health", "-s", letters);
             String setProblem = problem(set, "health -s " + letters);
             if (setProblem != null) {
                 return unknown(setProblem);
@@ -100,15 +100,15 @@ public final class DcgmHealthProbe implements Probe {
     }
 
     /** Timeouts and an unreachable host engine, worded for the admin; null when dcgmi answered. */
-    static String problem(ProcessOutcome o, String args) {
+    static String problem(ProcessRunner.Result o, String args) {
         if (o.timedOut()) {
-            return "dcgmi " + args + " did not answer within " + o.durationMs() / 1000.0 + " s and was killed with its processes: "
+            return "dcgmi " + args + " did not answer within " + o.elapsed().toMillis() / 1000.0 + " s and was killed with its processes: "
                     + "the DCGM host engine may be hung (systemctl restart nvidia-dcgm)";
         }
         return Dcgmi.hostEngineProblem(o);
     }
 
-    private static boolean watchesNotSet(ProcessOutcome o) {
+    private static boolean watchesNotSet(ProcessRunner.Result o) {
         String s = (o.stdout() + o.stderr()).toLowerCase(Locale.ROOT);
         return s.contains("watches not enabled") || s.contains("watches not set") || s.contains("no health watches");
     }

@@ -1,8 +1,7 @@
 package dev.nhc.checks.dcgm;
 
+import dev.nhc.checks.support.ProcessRunner;
 import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.process.ProcessOutcome;
-import dev.nhc.engine.process.ProcessRunner;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -70,7 +69,7 @@ final class Dcgmi {
     }
 
     /** Runs dcgmi with these arguments; it is killed with everything it started when the check's time is up. */
-    ProcessOutcome run(ProbeContext ctx, String... args) throws IOException, InterruptedException {
+    ProcessRunner.Result run(ProbeContext ctx, String... args) throws IOException {
         List<String> argv = new ArrayList<>();
         argv.add(path.toString());
         argv.addAll(List.of(args));
@@ -78,7 +77,7 @@ final class Dcgmi {
         if (budget.compareTo(Duration.ofMillis(100)) < 0) {
             budget = Duration.ofMillis(100);
         }
-        return ProcessRunner.of(argv).timeout(budget).outputCap(4 << 20).run();
+        return ProcessRunner.of(argv).cleanEnvironment().timeout(budget).outputCap(4 << 20).run();
     }
 
     /**
@@ -87,7 +86,7 @@ final class Dcgmi {
      * connect to host engine", "unable to establish a connection to the specified host",
      * "Host engine connection invalid/disconnected").
      */
-    static String hostEngineProblem(ProcessOutcome o) {
+    static String hostEngineProblem(ProcessRunner.Result o) {
         String all = (o.stdout() + "\n" + o.stderr()).toLowerCase(Locale.ROOT);
         if (all.contains("unable to connect to host engine") || all.contains("unable to establish a connection")
                 || all.contains("host engine connection invalid") || all.contains("connection to host engine")
@@ -98,9 +97,9 @@ final class Dcgmi {
     }
 
     /** A short quote of what dcgmi said, for messages. */
-    static String quote(ProcessOutcome o) {
+    static String quote(ProcessRunner.Result o) {
         String line = o.firstLine();
-        if (line == null) {
+        if (line.isEmpty()) {
             return "no output, exit code " + o.exitCode();
         }
         return line.length() > 200 ? line.substring(0, 200) + "…" : line;

@@ -167,7 +167,7 @@ public final class DcgmDiagProbe implements Probe {
         long age = Math.max(0, (now.toEpochMilli() - lastRun) / 1000);
         Observation obs = Observation.of("node").put("failed", findings.size()).put("level", state.getLong(LAST_LEVEL, 1))
                 .put("age", age).build();
-        return new ProbeResult(List.of(obs), findings, null);
+        return new ProbeResult(List.of(obs), findings, null).asCarriedOver();
     }
 
     private static Map<String, Object> toState(Finding f) {

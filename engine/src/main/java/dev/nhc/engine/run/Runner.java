@@ -119,6 +119,7 @@ public final class Runner {
         Map<String, Future<ProbeResult>> futures = new LinkedHashMap<>();
         Map<String, Instant> startedAt = new HashMap<>();
         Map<String, Instant> dueBy = new HashMap<>();
+        java.util.Set<String> carried = new java.util.HashSet<>();
         Map<String, Object> settings = config.settings().values().asMap();
         for (CheckConfig check : checks) {
             Probe probe = registry.find(check.use()).orElseThrow();
@@ -139,6 +140,9 @@ public final class Runner {
             try {
                 long waitNanos = Math.max(0, Duration.between(clock.instant(), limit).toNanos());
                 ProbeResult pr = f.get(waitNanos, TimeUnit.NANOSECONDS);
+                if (pr.carriedOver()) {
+                    carried.add(check.name());
+                }
                 r = judge(check, probe, pr, req, elapsed(start));
             } catch (TimeoutException | CancellationException e) {
                 f.cancel(true);
@@ -163,7 +167,7 @@ public final class Runner {
                 r = finish(check, CheckStatus.ERROR, List.of(finding), List.of(), elapsed(start), "interrupted", req);
             }
             results.put(check.name(), r);
-            if (check.every() != null && r.status() != CheckStatus.SKIPPED) {
+            if (check.every() != null && r.status() != CheckStatus.SKIPPED && !carried.contains(check.name())) {
                 remember(check, r, schedule);
             }
         }

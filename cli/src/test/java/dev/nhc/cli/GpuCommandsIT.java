@@ -75,8 +75,9 @@ class GpuCommandsIT {
         assertTrue(r.millis() < 8_000 + 10_000, "deadline 8 s (+ JVM start and slack); took " + r.millis() + " ms");
         Map<String, Object> m = JSON.std.mapFrom(r.out());
         List<?> findings = (List<?>) m.get("findings");
-        // The GPU's NVML thread stays blocked, so every GPU check fails GPU 1 with the call that hung; GPU 0 passes.
-        assertEquals(7, findings.size(), r.out());
+        // The GPU's NVML thread stays blocked: the memory-repair check fails GPU 1 naming the call, and so does every
+        // check that came to read GPU 1 after it (those that read it before got their values); GPU 0 passes.
+        assertTrue(findings.stream().anyMatch(o -> "gpu-memory-repair".equals(((Map<?, ?>) o).get("check"))), r.out());
         for (Object o : findings) {
             Map<?, ?> f = (Map<?, ?>) o;
             assertEquals("GPU 1", f.get("entity"), f.toString());

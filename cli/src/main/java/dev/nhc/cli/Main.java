@@ -79,6 +79,7 @@ public final class Main implements Runnable {
         if (args.length > 0) {
             Object sub = switch (args[0]) {
                 case "run" -> new RunCommand();
+                case "replay" -> new ReplayCommand();
                 case "check-config" -> new CheckConfigCommand();
                 case "list" -> new ListCommand();
                 case "clear" -> new ClearCommand();

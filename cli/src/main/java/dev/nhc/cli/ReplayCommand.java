@@ -1,10 +1,13 @@
 package dev.nhc.cli;
 
+import dev.nhc.checks.dcgm.DcgmiOutputs;
 import dev.nhc.checks.gpu.GpuSource;
 import dev.nhc.checks.gpu.capture.CaptureGpuSource;
 import dev.nhc.checks.gpu.capture.CaptureParseException;
 import dev.nhc.checks.gpu.capture.GpuCapture;
 import dev.nhc.checks.gpu.capture.NvidiaSmiQParser;
+import dev.nhc.checks.gpu.xid.PciToGpu;
+import dev.nhc.checks.gpu.xid.XidEvent;
 import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigLoader;
@@ -12,6 +15,7 @@ import dev.nhc.engine.config.HostSelector;
 import dev.nhc.engine.model.CheckResult;
 import dev.nhc.engine.model.Severity;
 import dev.nhc.engine.model.Verdict;
+import dev.nhc.engine.probe.Params;
 import dev.nhc.engine.report.JsonReport;
 import dev.nhc.engine.report.TextReport;
 import dev.nhc.engine.run.RunRequest;
@@ -47,16 +51,27 @@ import java.util.concurrent.Callable;
                 "  nhc replay -c nhc.yaml --nvidia-smi-q smi-q.txt --nvidia-smi-q nvlink-status.txt --json"})
 final class ReplayCommand implements Callable<Integer> {
 
-    /** The checks a capture can feed; other capture kinds (DCGM, kernel log) add theirs. */
-    static final Set<String> REPLAYABLE = Set.of("gpu.inventory", "gpu.ecc", "gpu.memory-repair", "gpu.pcie", "gpu.nvlink",
+    /** The probes each kind of capture can feed. */
+    static final Set<String> NVIDIA_SMI = Set.of("gpu.inventory", "gpu.ecc", "gpu.memory-repair", "gpu.pcie", "gpu.nvlink",
             "gpu.thermal", "gpu.power");
+    static final Set<String> KERNEL_LOG = Set.of("gpu.xid", "kernel.log");
 
     @Mixin
     ConfigOption config = new ConfigOption();
 
-    @Option(names = "--nvidia-smi-q", required = true, arity = "1", paramLabel = "FILE",
+    @Option(names = "--nvidia-smi-q", arity = "1", paramLabel = "FILE",
             description = "An 'nvidia-smi -q' or 'nvidia-smi nvlink --status' capture; repeat to combine captures of one node.")
     List<Path> captures = new ArrayList<>();
+
+    @Option(names = "--kernel-log", paramLabel = "FILE",
+            description = "A kernel log (dmesg, journalctl -k, /var/log/kern.log) for gpu.xid and kernel.log checks; read whole.")
+    Path kernelLog;
+
+    @Option(names = "--dcgmi-health-json", paramLabel = "FILE", description = "Output of 'dcgmi health -c -j' for dcgm.health checks.")
+    Path dcgmiHealth;
+
+    @Option(names = "--dcgmi-diag-json", paramLabel = "FILE", description = "Output of 'dcgmi diag -r N -j' (or its text table) for dcgm.diag checks.")
+    Path dcgmiDiag;
 
     @Option(names = {"-v", "--verbose"}, description = "Print one line per check, then every finding with what was observed.")
     boolean verbose;
@@ -77,6 +92,23 @@ final class ReplayCommand implements Callable<Integer> {
         Config cfg = config.load(loader, System.err);
         if (cfg == null) {
             return ExitCodes.INVALID;
+        }
+        if (captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null) {
+            System.err.println("nhc: replay needs at least one capture: --nvidia-smi-q, --kernel-log, --dcgmi-health-json or --dcgmi-diag-json");
+            return ExitCodes.INVALID;
+        }
+        if (kernelLog != null && !Files.isReadable(kernelLog)) {
+            System.err.println("nhc: cannot read " + kernelLog + "; nothing was judged");
+            return ExitCodes.INVALID;
+        }
+        DcgmiOutputs dcgmi = null;
+        if (dcgmiHealth != null || dcgmiDiag != null) {
+            try {
+                dcgmi = DcgmiOutputs.read(dcgmiHealth, dcgmiDiag);
+            } catch (IOException e) {
+                System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            }
         }
         GpuCapture capture = null;
         for (Path file : captures) {
@@ -106,10 +138,20 @@ final class ReplayCommand implements Callable<Integer> {
         List<CheckConfig> checks = new ArrayList<>();
         Set<String> replayable = new LinkedHashSet<>();
         for (CheckConfig c : cfg.checks()) {
-            CheckConfig judged = hostname != null ? c : new CheckConfig(c.name(), c.use(), c.location(), HostSelector.all(), c.with(),
+            Params with = c.with();
+            if (kernelLog != null && KERNEL_LOG.contains(c.use())) {
+                // The capture replaces the check's log source; its lines belong to another boot.
+                Map<String, Object> w = new LinkedHashMap<>(with.asMap());
+                w.put("log", kernelLog.toAbsolutePath().toString());
+                w.put("since_boot", false);
+                with = new Params(w);
+            }
+            CheckConfig judged = new CheckConfig(c.name(), c.use(), c.location(), hostname != null ? c.on() : HostSelector.all(), with,
                     c.warn(), c.fail(), c.message(), c.remedy(), c.slurmState(), c.forRuns(), c.onUnknown(), c.timeout(), c.every(), c.node());
             checks.add(judged);
-            if (REPLAYABLE.contains(c.use())) {
+            boolean fed = (capture != null && NVIDIA_SMI.contains(c.use())) || (kernelLog != null && KERNEL_LOG.contains(c.use()))
+                    || (dcgmi != null && c.use().startsWith("dcgm."));
+            if (fed) {
                 replayable.add(c.name());
             }
         }
@@ -123,8 +165,22 @@ final class ReplayCommand implements Callable<Integer> {
             Verdict ran = null;
             if (!replayable.isEmpty()) {
                 Runner runner = new Runner(loader.registry(), loader.evaluator(), Clock.systemUTC());
-                RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable)
-                        .withServices(Map.of(GpuSource.class, new CaptureGpuSource(capture)));
+                Map<Class<?>, Object> services = new LinkedHashMap<>();
+                services.put(GpuSource.class, capture != null ? new CaptureGpuSource(capture) : CaptureGpuSource.none());
+                if (capture != null) {
+                    Map<String, Integer> byPci = new LinkedHashMap<>();
+                    capture.gpus().forEach(g -> {
+                        if (g.pciBusId() != null) {
+                            byPci.put(XidEvent.normalizePci(g.pciBusId()), g.index());
+                        }
+                    });
+                    PciToGpu pciToGpu = bus -> java.util.Optional.ofNullable(byPci.get(bus));
+                    services.put(PciToGpu.class, pciToGpu);
+                }
+                if (dcgmi != null) {
+                    services.put(DcgmiOutputs.class, dcgmi);
+                }
+                RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable).withServices(services);
                 ran = runner.run(req);
                 ran.checks().forEach(r -> byName.put(r.name(), r));
             }
@@ -135,8 +191,17 @@ final class ReplayCommand implements Callable<Integer> {
             }
             Verdict verdict = ran == null ? new Verdict(node, java.time.Instant.now(), 0, all)
                     : new Verdict(node, ran.started(), ran.durationMs(), all);
-            List<String> notes = List.of("replayed " + capture.source() + " (" + capture.gpus().size() + " GPU"
-                    + (capture.gpus().size() == 1 ? "" : "s") + (capture.driverVersion() == null ? "" : ", driver " + capture.driverVersion()) + ")");
+            List<String> notes = new ArrayList<>();
+            if (capture != null) {
+                notes.add("replayed " + capture.source() + " (" + capture.gpus().size() + " GPU"
+                        + (capture.gpus().size() == 1 ? "" : "s") + (capture.driverVersion() == null ? "" : ", driver " + capture.driverVersion()) + ")");
+            }
+            if (kernelLog != null) {
+                notes.add("replayed kernel log " + kernelLog);
+            }
+            if (dcgmi != null) {
+                notes.add("replayed dcgmi output " + (dcgmiHealth != null ? dcgmiHealth + " " : "") + (dcgmiDiag != null ? dcgmiDiag : ""));
+            }
             if (json) {
                 System.out.println(JsonReport.render(verdict, notes));
             } else {

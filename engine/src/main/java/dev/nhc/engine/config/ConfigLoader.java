@@ -211,7 +211,7 @@ public final class ConfigLoader {
             problems.add(c.location(), "each check must be a map with at least 'name:' and 'use:', not " + c.describeKind());
             return null;
         }
-        int before = problems.list().size();
+        int before = problems.size();
         for (String key : c.entries().keySet()) {
             if (!CHECK_KEYS.contains(key)) {
                 problems.add(c.keyLocation(key), "unknown key '" + key + "' in a check" + Suggest.didYouMean(key, CHECK_KEYS)
@@ -265,7 +265,7 @@ public final class ConfigLoader {
         if (enabled != null && !(enabled.value() instanceof Boolean)) {
             problems.add(enabled.location(), label + ": 'enabled' must be true or false");
         }
-        if (problems.list().size() > before || name == null || probe == null) {
+        if (problems.size() > before || name == null || probe == null) {
             return null;
         }
         if (enabled != null && Boolean.FALSE.equals(enabled.value())) {
@@ -274,7 +274,7 @@ public final class ConfigLoader {
         CheckConfig check = new CheckConfig(name, use, c.location(), on, with, c.get("warn"), c.get("fail"), message, remedy,
                 slurmState, forRuns, onUnknown, timeout, every, c);
         evaluator.validate(check, probe.spec(), problems);
-        return problems.list().size() > before ? null : check;
+        return problems.size() > before ? null : check;
     }
 
     private static String scalarText(ConfigNode c, String key, Problems problems) {

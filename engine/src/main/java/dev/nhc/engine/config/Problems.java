@@ -11,17 +11,25 @@ public final class Problems {
         list.add(new ConfigProblem(where, message));
     }
 
+    public int size() {
+        return list.size();
+    }
+
     public boolean isEmpty() {
         return list.isEmpty();
     }
 
+    /** In file order, so that an admin fixes them top to bottom. */
     public List<ConfigProblem> list() {
-        return List.copyOf(list);
+        List<ConfigProblem> sorted = new ArrayList<>(list);
+        sorted.sort(java.util.Comparator.comparingInt((ConfigProblem p) -> p.location().line())
+                .thenComparingInt(p -> p.location().column()));
+        return sorted;
     }
 
     public void throwIfAny() throws ConfigException {
         if (!list.isEmpty()) {
-            throw new ConfigException(list);
+            throw new ConfigException(list());
         }
     }
 }

@@ -7,15 +7,21 @@ import java.util.Optional;
  * Everything about a probe that does not need the system: its name, what it takes, what it
  * observes, its default rules. {@code nhc list} prints this, and the config is validated against it.
  * {@code timeoutFails}: whether a probe that does not return in time means FAIL (a hung NVML call
- * means a sick GPU) rather than UNKNOWN.
+ * means a sick GPU) rather than UNKNOWN. {@code runsLast}: the probe judges other checks' observations
+ * (script.js), so the runner starts it after the others and offers them as {@link PriorObservations}.
  */
 public record ProbeSpec(String name, String description, String entities, List<ParamSpec> params,
-                        List<FieldSpec> fields, List<DefaultRule> defaultRules, boolean timeoutFails) {
+                        List<FieldSpec> fields, List<DefaultRule> defaultRules, boolean timeoutFails, boolean runsLast) {
 
     public ProbeSpec {
         params = List.copyOf(params);
         fields = List.copyOf(fields);
         defaultRules = List.copyOf(defaultRules);
+    }
+
+    public ProbeSpec(String name, String description, String entities, List<ParamSpec> params,
+                     List<FieldSpec> fields, List<DefaultRule> defaultRules, boolean timeoutFails) {
+        this(name, description, entities, params, fields, defaultRules, timeoutFails, false);
     }
 
     public Optional<FieldSpec> field(String fieldName) {
@@ -38,6 +44,7 @@ public record ProbeSpec(String name, String description, String entities, List<P
         private final java.util.List<FieldSpec> fields = new java.util.ArrayList<>();
         private final java.util.List<DefaultRule> rules = new java.util.ArrayList<>();
         private boolean timeoutFails;
+        private boolean runsLast;
 
         private Builder(String name, String description) {
             this.name = name;
@@ -70,8 +77,13 @@ public record ProbeSpec(String name, String description, String entities, List<P
             return this;
         }
 
+        public Builder runsLast() {
+            this.runsLast = true;
+            return this;
+        }
+
         public ProbeSpec build() {
-            return new ProbeSpec(name, description, entities, params, fields, rules, timeoutFails);
+            return new ProbeSpec(name, description, entities, params, fields, rules, timeoutFails, runsLast);
         }
     }
 }

@@ -69,7 +69,7 @@ public final class StateStore {
                 throw new IOException("not a map");
             }
             @SuppressWarnings("unchecked")
-            Map<String, Object> data = (Map<String, Object>) m;
+            Map<String, Object> data = (Map<String, Object>) normalize(m);
             return data;
         } catch (Exception e) {
             Path aside = f.resolveSibling(f.getFileName() + ".corrupt-" + System.currentTimeMillis());
@@ -126,6 +126,27 @@ public final class StateStore {
         } catch (IOException ignored) {
             // Some filesystems cannot open a directory for fsync; the rename itself is still atomic.
         }
+    }
+
+    /** YAML gives Integer for small numbers; state values are Long everywhere, as in observations. */
+    private static Object normalize(Object o) {
+        if (o instanceof Integer i) {
+            return i.longValue();
+        }
+        if (o instanceof java.math.BigInteger b) {
+            return b.longValue();
+        }
+        if (o instanceof Map<?, ?> m) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            m.forEach((k, v) -> out.put(String.valueOf(k), normalize(v)));
+            return out;
+        }
+        if (o instanceof List<?> l) {
+            List<Object> out = new ArrayList<>();
+            l.forEach(v -> out.add(normalize(v)));
+            return out;
+        }
+        return o;
     }
 
     private static Yaml yaml() {

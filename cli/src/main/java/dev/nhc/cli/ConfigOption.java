@@ -1,0 +1,36 @@
+package dev.nhc.cli;
+
+import dev.nhc.engine.config.Config;
+import dev.nhc.engine.config.ConfigException;
+import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.config.ConfigProblem;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+
+/** The {@code -c FILE} option shared by the commands that read a config, and the one place config errors are printed. */
+final class ConfigOption {
+    static final String DEFAULT = "/etc/nhc/nhc.yaml";
+
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE", defaultValue = DEFAULT,
+            description = "The config file (default: ${DEFAULT-VALUE}).")
+    Path file;
+
+    Path file() {
+        return file;
+    }
+
+    /** Loads the config, or prints every problem as file:line:column and returns null. */
+    Config load(ConfigLoader loader, PrintStream err) {
+        try {
+            return loader.load(file);
+        } catch (ConfigException e) {
+            for (ConfigProblem p : e.problems()) {
+                err.println(p);
+            }
+            err.println("nhc: the config is invalid; nothing was done");
+            return null;
+        }
+    }
+}

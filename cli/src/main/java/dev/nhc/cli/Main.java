@@ -1,0 +1,93 @@
+package dev.nhc.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code nhc} command: subcommands, exit codes, and nothing loaded that a one-shot run does not use. */
+@Command(name = "nhc",
+        mixinStandardHelpOptions = false,
+        synopsisSubcommandLabel = "COMMAND",
+        description = {
+                "nhc checks a node of a GPU cluster - disks, memory, processes, and the GPUs through NVML, "
+                        + "DCGM and the kernel log - against the checks declared in a YAML config, and turns the "
+                        + "verdict into what the scheduler understands: Slurm's DRAIN, FAIL and RESUME, or dstack's "
+                        + "healthy, warning and failure.",
+                ""},
+        subcommands = {RunCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
+                VersionCommand.class, CommandLine.HelpCommand.class},
+        footerHeading = "%nExit codes:%n",
+        footer = {
+                "  0  every check passed, or some only warned (or could not decide)",
+                "  1  at least one check failed (or the Slurm circuit breaker refused to drain)",
+                "  2  the config or the command line is invalid; nothing was done",
+                "  3  nhc itself could not run (a bug, or an environment it cannot work in); nothing was done",
+                "",
+                "Files:",
+                "  /etc/nhc/nhc.yaml     the default config",
+                "  /var/lib/nhc          state kept between runs (settings.state_dir)",
+                "",
+                "See 'nhc help COMMAND' for each command, and 'nhc list' for every probe with its fields and default rules."})
+public final class Main implements Runnable {
+
+    @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+    boolean help;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs nhc with these arguments and returns the exit code (tests call this in-process). */
+    public static int run(String... args) {
+        CommandLine cl = subcommandAlone(args);
+        String[] rest = args;
+        if (cl != null) {
+            rest = java.util.Arrays.copyOfRange(args, 1, args.length);
+        } else {
+            cl = new CommandLine(new Main());
+        }
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            cmd.getErr().println("nhc: internal error: " + ExitCodes.describe(ex) + " (please report this; nothing was done)");
+            return ExitCodes.INTERNAL;
+        });
+        cl.setParameterExceptionHandler((ex, strings) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println("nhc: " + ex.getMessage());
+            CommandLine.UnmatchedArgumentException.printSuggestions(ex, c.getErr());
+            c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help'.");
+            return ExitCodes.INVALID;
+        });
+        return cl.execute(rest);
+    }
+
+    /**
+     * picocli builds its model by reflection over every annotated command, ~100 ms on a cold JVM.
+     * A one-shot {@code nhc run} only needs the run command's model, so a known subcommand is
+     * built alone; everything else (help, no arguments, typos) gets the whole tree.
+     */
+    private static CommandLine subcommandAlone(String[] args) {
+        if (args.length > 0) {
+            Object sub = switch (args[0]) {
+                case "run" -> new RunCommand();
+                case "check-config" -> new CheckConfigCommand();
+                case "list" -> new ListCommand();
+                case "clear" -> new ClearCommand();
+                case "version" -> new VersionCommand();
+                default -> null;
+            };
+            if (sub != null) {
+                CommandLine cl = new CommandLine(sub);
+                cl.setCommandName("nhc " + args[0]);
+                return cl;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+}

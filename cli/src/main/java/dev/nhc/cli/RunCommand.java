@@ -1,0 +1,146 @@
+package dev.nhc.cli;
+
+import dev.nhc.cli.logging.Logging;
+import dev.nhc.engine.action.VerdictAction;
+import dev.nhc.engine.config.Config;
+import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.model.Severity;
+import dev.nhc.engine.model.Verdict;
+import dev.nhc.engine.report.JsonReport;
+import dev.nhc.engine.report.TextReport;
+import dev.nhc.engine.run.RunLock;
+import dev.nhc.engine.run.RunRequest;
+import dev.nhc.engine.run.Runner;
+import dev.nhc.engine.state.StateStore;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.concurrent.Callable;
+
+@Command(name = "run", sortOptions = false,
+        description = {"Run the config's checks on this node and print the verdict.",
+                "",
+                "Checks run in parallel, each under its timeout (settings.check_timeout or the check's 'timeout:'), "
+                        + "and the whole run ends within settings.deadline; a check that does not return in time is "
+                        + "abandoned and named in the report. Only one run acts at a time on a node: a second run "
+                        + "started while one is in progress says so and exits 0 without doing anything.",
+                "",
+                "With --slurm (automatic when slurmd runs nhc, i.e. SLURMD_NODENAME is set), the verdict is "
+                        + "applied to Slurm afterwards: DRAIN or FAIL on failure, RESUME when nhc's own drain is healed."},
+        footerHeading = "%nExamples:%n",
+        footer = {"  nhc run --verbose                 every check with its duration, then every finding",
+                "  nhc run --json | jq .findings     machine-readable verdict",
+                "  nhc run --only root-fs gpu-ecc    just these checks (runs 'every:' checks even when not due)"})
+final class RunCommand implements Callable<Integer> {
+
+    @Mixin
+    ConfigOption config = new ConfigOption();
+
+    @Option(names = {"-v", "--verbose"}, description = "Print one line per check with its duration, then every finding with what was observed.")
+    boolean verbose;
+
+    @Option(names = "--json", description = "Print exactly one JSON object: node, severity, duration_ms, findings, checks.")
+    boolean json;
+
+    @Option(names = "--only", arity = "1..*", paramLabel = "NAME", description = "Run only these checks (by name).")
+    List<String> only = new ArrayList<>();
+
+    @Option(names = "--slurm", description = "Apply the verdict to Slurm (DRAIN / FAIL / RESUME). Default when SLURMD_NODENAME is set.")
+    boolean slurm;
+
+    @Option(names = "--nvml-library", paramLabel = "PATH", description = "Use this libnvidia-ml.so.1 (overrides settings.nvml_library).")
+    Path nvmlLibrary;
+
+    @Option(names = "--hostname", paramLabel = "NAME", description = "Act as this host (for host selectors and Slurm); default: SLURMD_NODENAME or the short host name.")
+    String hostname;
+
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "Keep state here (overrides settings.state_dir).")
+    Path stateDir;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+    boolean help;
+
+    @Override
+    public Integer call() {
+        boolean slurmMode = slurm || System.getenv("SLURMD_NODENAME") != null;
+        ConfigLoader loader = ConfigLoader.standard();
+        Config cfg = config.load(loader, System.err);
+        if (cfg == null) {
+            return ExitCodes.INVALID;
+        }
+        cfg = Overrides.apply(cfg, nvmlLibrary, stateDir);
+        Logging.apply(cfg.settings());
+        Optional<VerdictAction> action = Optional.empty();
+        if (slurmMode) {
+            action = ServiceLoader.load(VerdictAction.class).stream().map(ServiceLoader.Provider::get)
+                    .filter(a -> a.name().equals("slurm")).findFirst();
+            if (action.isEmpty()) {
+                System.err.println("nhc: --slurm needs the Slurm integration (nhc-slurm-integration jar), which is not installed; nothing was done");
+                return ExitCodes.INTERNAL;
+            }
+        }
+        for (String name : only) {
+            if (cfg.check(name).isEmpty()) {
+                System.err.println("nhc: --only " + name + ": no such check in " + config.file()
+                        + dev.nhc.engine.config.Suggest.didYouMean(name, cfg.checks().stream().map(c -> c.name()).toList()));
+                return ExitCodes.INVALID;
+            }
+        }
+        String node = NodeName.resolve(hostname, slurmMode);
+        Path dir = cfg.settings().stateDir();
+        String[] holder = new String[1];
+        Optional<RunLock> lock;
+        try {
+            lock = RunLock.tryAcquire(dir, holder);
+        } catch (IOException e) {
+            System.err.println("nhc: cannot use state directory " + dir + ": " + e.getMessage() + " (set settings.state_dir); nothing was done");
+            return ExitCodes.INTERNAL;
+        }
+        if (lock.isEmpty()) {
+            System.err.println("nhc: another run is in progress on " + node + " (" + holder[0] + "); this run does nothing");
+            return ExitCodes.OK;
+        }
+        try (RunLock held = lock.get()) {
+            StateStore state = new StateStore(dir);
+            Runner runner = new Runner(loader.registry(), loader.evaluator(), Clock.systemUTC());
+            RunRequest req = RunRequest.of(cfg, node, state).withOnly(new LinkedHashSet<>(only)).withServices(Map.of());
+            Verdict verdict = runner.run(req);
+            List<String> notes = new ArrayList<>(state.warnings());
+            boolean forcedFailure = false;
+            if (action.isPresent()) {
+                Instant deadline = verdict.started().plus(cfg.settings().deadline());
+                VerdictAction.ActionOutcome outcome = action.get().apply(verdict, cfg, state, node, deadline);
+                notes.addAll(outcome.lines());
+                forcedFailure = outcome.forceFailure();
+            }
+            try {
+                state.flush();
+            } catch (IOException e) {
+                notes.add("could not save state in " + dir + ": " + e.getMessage());
+            }
+            if (json) {
+                System.out.println(JsonReport.render(verdict, notes));
+            } else {
+                System.out.print(TextReport.render(verdict, verbose, notes));
+            }
+            System.out.flush();
+            return verdict.severity() == Severity.FAIL || forcedFailure ? ExitCodes.FAIL : ExitCodes.OK;
+        } catch (IOException e) {
+            System.err.println("nhc: cannot release the run lock in " + dir + ": " + e.getMessage());
+            return ExitCodes.INTERNAL;
+        }
+    }
+
+}

@@ -1,0 +1,116 @@
+package dev.nhc.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every bad config gives file:line:column, exit 2, no stack trace, and no action (no state written). */
+class BadInputIT {
+    @TempDir
+    Path dir;
+
+    private NhcProcess.Result run(String yaml, String... extra) throws Exception {
+        Path f = dir.resolve("nhc.yaml");
+        Files.writeString(f, yaml);
+        String[] args = new String[extra.length + 3];
+        args[0] = "run";
+        args[1] = "-c";
+        args[2] = f.toString();
+        System.arraycopy(extra, 0, args, 3, extra.length);
+        return NhcProcess.run(dir, NhcProcess.withTestProbes(), args);
+    }
+
+    private void assertInvalid(NhcProcess.Result r, String where) {
+        assertEquals(2, r.exit(), r.out() + r.err());
+        assertTrue(r.err().contains(dir.resolve("nhc.yaml") + where), "expected '" + where + "' in: " + r.err());
+        assertTrue(r.err().contains("nothing was done"), r.err());
+        assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());
+        assertEquals("", r.out());
+        assertFalse(Files.exists(dir.resolve("state")), "no state written for an invalid config");
+    }
+
+    private static final String HEAD = "nhc: 1\nsettings: { state_dir: STATE }\nchecks:\n";
+
+    private String cfg(String checks) {
+        return HEAD.replace("STATE", dir.resolve("state").toString()) + checks;
+    }
+
+    @Test
+    void malformedYaml() throws Exception {
+        assertInvalid(run(cfg("  - name: x\n    use: [test.wait\n")), ":6:1: YAML syntax error");
+    }
+
+    @Test
+    void wrongTypeUnknownKeyUnknownProbeDuplicateName() throws Exception {
+        NhcProcess.Result r = run(cfg("  - { name: a, use: test.wait, with: { value: many } }\n"
+                + "  - { name: b, use: test.wiat }\n"
+                + "  - { name: c, use: test.wait, timout: 5s }\n"
+                + "  - { name: a, use: test.wait }\n"));
+        assertInvalid(r, ":4:");
+        assertTrue(r.err().contains(":4:41: 'value' in check 'a' (test.wait) with: must be a whole number"), r.err());
+        assertTrue(r.err().contains(":5:22: check 'b': unknown probe 'test.wiat' (did you mean 'test.wait'?)"), r.err());
+        assertTrue(r.err().contains(":6:32: unknown key 'timout' in a check (did you mean 'timeout'?)"), r.err());
+        assertTrue(r.err().contains(":7:12: duplicate check name 'a' (first at line 4)"), r.err());
+    }
+
+    @Test
+    void malformedThresholds() throws Exception {
+        NhcProcess.Result r = run(cfg("  - { name: a, use: test.wait, fail: { value: \">> 5\" } }\n"
+                + "  - { name: b, use: test.wait, fail: { value: \"> 5 GB/s\" } }\n"));
+        assertInvalid(r, ":4:");
+        assertTrue(r.err().contains(":5:"), r.err());
+    }
+
+    @Test
+    void emptyMissingAndHugeFiles() throws Exception {
+        assertInvalid(run(""), ":1:1: the file is empty");
+        NhcProcess.Result missing = NhcProcess.run(dir, Map.of(), "run", "-c", dir.resolve("nope.yaml").toString());
+        assertEquals(2, missing.exit());
+        assertTrue(missing.err().contains("nope.yaml: no such file"), missing.err());
+        Path big = dir.resolve("nhc.yaml");
+        Files.write(big, "#".repeat(10 * 1024 * 1024).getBytes());
+        NhcProcess.Result huge = NhcProcess.run(dir, Map.of(), "run", "-c", big.toString());
+        assertEquals(2, huge.exit());
+        assertTrue(huge.err().contains("10485760 bytes"), huge.err());
+    }
+
+    @Test
+    void asRootAConfigOthersCanWriteIsRefused() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.nhc.engine.config.Ownership.runningAsRoot(), "ownership rules apply when nhc runs as root");
+        Path f = dir.resolve("nhc.yaml");
+        Files.writeString(f, cfg("  - { name: a, use: test.wait }\n"));
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-rw-rw-"));
+        NhcProcess.Result r = NhcProcess.run(dir, NhcProcess.withTestProbes(), "run", "-c", f.toString());
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("writable by every user"), r.err());
+        assertTrue(r.err().contains("only reads configs that only root can change"), r.err());
+    }
+
+    @Test
+    void checkConfigReportsValidAndInvalid() throws Exception {
+        Path f = dir.resolve("nhc.yaml");
+        Files.writeString(f, cfg("  - { name: a, use: test.wait }\n"));
+        NhcProcess.Result ok = NhcProcess.run(dir, NhcProcess.withTestProbes(), "check-config", "-c", f.toString());
+        assertEquals(0, ok.exit(), ok.err());
+        assertTrue(ok.out().contains("valid, 1 checks"), ok.out());
+        Files.writeString(f, cfg("  - { name: a, use: nope }\n"));
+        NhcProcess.Result bad = NhcProcess.run(dir, NhcProcess.withTestProbes(), "check-config", "-c", f.toString());
+        assertEquals(2, bad.exit());
+    }
+
+    @Test
+    void unknownOptionsAreUsageErrors() throws Exception {
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "run", "--verbos");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--verbos"), r.err());
+        assertTrue(r.err().contains("--verbose"), "suggests the right option: " + r.err());
+    }
+}

@@ -1,0 +1,83 @@
+package dev.nhc.engine.run;
+
+import dev.nhc.engine.probe.Params;
+import dev.nhc.engine.probe.ProbeContext;
+import dev.nhc.engine.state.StateSection;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/** The {@link ProbeContext} the runner gives each probe. */
+final class RunContext implements ProbeContext {
+    private final String checkName;
+    private final Params params;
+    private final Path root;
+    private final StateSection state;
+    private final Instant deadline;
+    private final String hostname;
+    private final Map<String, Object> settings;
+    private final Clock clock;
+    private final Map<Class<?>, Object> services;
+
+    RunContext(String checkName, Params params, Path root, StateSection state, Instant deadline, String hostname,
+               Map<String, Object> settings, Clock clock, Map<Class<?>, Object> services) {
+        this.checkName = checkName;
+        this.params = params;
+        this.root = root;
+        this.state = state;
+        this.deadline = deadline;
+        this.hostname = hostname;
+        this.settings = settings;
+        this.clock = clock;
+        this.services = services;
+    }
+
+    @Override
+    public String checkName() {
+        return checkName;
+    }
+
+    @Override
+    public Params params() {
+        return params;
+    }
+
+    @Override
+    public Path sys(String absolutePath) {
+        String rel = absolutePath.startsWith("/") ? absolutePath.substring(1) : absolutePath;
+        return root.resolve(rel);
+    }
+
+    @Override
+    public StateSection state() {
+        return state;
+    }
+
+    @Override
+    public Instant deadline() {
+        return deadline;
+    }
+
+    @Override
+    public String hostname() {
+        return hostname;
+    }
+
+    @Override
+    public Object setting(String key) {
+        return settings.get(key);
+    }
+
+    @Override
+    public Clock clock() {
+        return clock;
+    }
+
+    @Override
+    public <T> Optional<T> service(Class<T> type) {
+        return Optional.ofNullable(type.cast(services.get(type)));
+    }
+}

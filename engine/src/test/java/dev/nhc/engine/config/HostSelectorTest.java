@@ -1,0 +1,58 @@
+package dev.nhc.engine.config;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class HostSelectorTest {
+
+    private static HostSelector sel(String... patterns) {
+        return HostSelector.parse(List.of(patterns), Map.of("gpu", List.of("gpu-[001-128]"), "login", List.of("login*")));
+    }
+
+    @Test
+    void zeroPaddedRangesMatchExactlyAsInSlurm() {
+        HostSelector s = sel("gpu-[001-128]");
+        assertTrue(s.matches("gpu-001"));
+        assertTrue(s.matches("gpu-128"));
+        assertFalse(s.matches("gpu-129"));
+        assertFalse(s.matches("gpu-1"), "padding is part of the name");
+        assertFalse(s.matches("gpu-0001"));
+        assertFalse(s.matches("xgpu-001"));
+    }
+
+    @Test
+    void unpaddedRangesAndLists() {
+        HostSelector s = sel("node[1-4,7]");
+        assertTrue(s.matches("node3"));
+        assertTrue(s.matches("node7"));
+        assertFalse(s.matches("node5"));
+        assertFalse(s.matches("node03"));
+    }
+
+    @Test
+    void globsHostgroupsAndNegation() {
+        assertTrue(sel("login*").matches("login2"));
+        assertTrue(sel("gpu").matches("gpu-042"));
+        assertFalse(sel("gpu", "!gpu-042").matches("gpu-042"));
+        assertTrue(sel("gpu", "!gpu-042").matches("gpu-043"));
+        assertTrue(sel("!login").matches("gpu-001"), "only negations: everything else");
+        assertFalse(sel("!login").matches("login1"));
+        assertTrue(sel("gpu", "login").matches("login9"), "a list means any of");
+    }
+
+    @Test
+    void invalidPatternsAreExplained() {
+        assertNotNull(HostSelector.validate("gpu-[001-"));
+        assertNotNull(HostSelector.validate("gpu-[a-b]"));
+        assertNotNull(HostSelector.validate("gpu-[9-1]"));
+        assertNotNull(HostSelector.validate("gpu;rm"));
+        assertNull(HostSelector.validate("!gpu-[001-128]"));
+    }
+}

@@ -1,0 +1,78 @@
+package dev.nhc.rules;
+
+import dev.nhc.engine.probe.FieldSpec;
+import dev.nhc.engine.units.Unit;
+
+import java.util.regex.Pattern;
+
+/**
+ * One compiled {@code field: "op value"} test. Thresholds are converted to the field's own unit
+ * once, at load time, so evaluation is a plain comparison.
+ */
+sealed interface Condition {
+
+    FieldSpec field();
+
+    /** Judges a reported value (never null: absent fields are undecided before this is called). */
+    Truth test(Object value);
+
+    /** What the condition found, for automatic messages: {@code used_percent 97.2% > 95%}. */
+    String describe(Object value);
+
+    /** {@code >, >=, <, <=, ==, !=} over a number, with the threshold already in the field's unit. */
+    record Numeric(FieldSpec field, Operator op, double threshold) implements Condition {
+        @Override
+        public Truth test(Object value) {
+            if (value instanceof Long l && threshold == Math.rint(threshold) && Math.abs(threshold) < 9.0e15) {
+                // Exact for counters past 2^53 (ECC totals, byte counts), where doubles would round.
+                return Truth.of(op.compare(Long.compare(l, (long) threshold)));
+            }
+            if (value instanceof Number n) {
+                double d = n.doubleValue();
+                return Double.isNaN(d) ? Truth.NO : Truth.of(op.compare(Double.compare(d, threshold)));
+            }
+            // A probe that reports text for a numeric field: nothing to compare, like an absent value.
+            return Truth.UNDECIDED;
+        }
+
+        @Override
+        public String describe(Object value) {
+            Unit u = field.unit();
+            return field.name() + " " + u.format(value) + " " + op.symbol + " " + u.format(threshold);
+        }
+    }
+
+    /** Equality with a boolean or a text ({@code active: true}, {@code state: failed}, {@code "!= active"}). */
+    record Equals(FieldSpec field, boolean negate, Object expected) implements Condition {
+        @Override
+        public Truth test(Object value) {
+            boolean same = expected instanceof Boolean b
+                    ? (value instanceof Boolean v ? v.equals(b) : String.valueOf(value).equalsIgnoreCase(b.toString()))
+                    : expected.equals(String.valueOf(value));
+            return Truth.of(same != negate);
+        }
+
+        @Override
+        public String describe(Object value) {
+            String shown = show(value);
+            return negate ? field.name() + " is " + shown + ", not " + show(expected) : field.name() + " is " + shown;
+        }
+    }
+
+    /** {@code ~ regex} / {@code !~ regex} over a text field; a search, as awk's and Perl's {@code ~}, not a whole-string match. */
+    record Matches(FieldSpec field, boolean negate, Pattern pattern) implements Condition {
+        @Override
+        public Truth test(Object value) {
+            return Truth.of(pattern.matcher(String.valueOf(value)).find() != negate);
+        }
+
+        @Override
+        public String describe(Object value) {
+            return field.name() + " " + show(value) + (negate ? " does not match /" : " matches /") + pattern.pattern() + "/";
+        }
+    }
+
+    private static String show(Object value) {
+        return value instanceof String s ? "'" + s + "'" : String.valueOf(value);
+    }
+}

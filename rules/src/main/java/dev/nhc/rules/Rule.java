@@ -1,0 +1,19 @@
+package dev.nhc.rules;
+
+import dev.nhc.engine.model.Remedy;
+import dev.nhc.engine.model.Severity;
+import dev.nhc.engine.model.SlurmState;
+
+import java.util.List;
+
+/**
+ * A compiled {@code warn:}/{@code fail:} value or probe default rule: any of its clauses firing
+ * gives {@code severity}. {@code template}, {@code remedy} and {@code slurmState} are the rule's
+ * own (a probe default's); null when it has none and the check's or automatic ones apply.
+ */
+record Rule(Severity severity, List<Clause> clauses, MessageTemplate template, Remedy remedy, SlurmState slurmState) {
+
+    Rule {
+        clauses = List.copyOf(clauses);
+    }
+}

@@ -1,0 +1,45 @@
+package dev.nhc.rules;
+
+import dev.nhc.engine.model.Remedy;
+import dev.nhc.engine.model.SlurmState;
+import dev.nhc.engine.probe.DefaultRule;
+import dev.nhc.engine.probe.Probe;
+import dev.nhc.engine.probe.ProbeContext;
+import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.engine.units.Unit;
+
+import java.util.List;
+import java.util.Map;
+
+/** A probe with one field of every unit and a few default rules, so rules can be tested without a real system. */
+final class DiskLikeProbe implements Probe {
+    static final String NAME = "test.disk";
+
+    static final ProbeSpec SPEC = ProbeSpec.builder(NAME, "a disk-like probe for rule tests")
+            .entities("one per mount")
+            .field("used_percent", Unit.PERCENT, "space used")
+            .field("free_bytes", Unit.BYTES, "space free")
+            .field("temp", Unit.CELSIUS, "temperature")
+            .field("errors", Unit.PER_MINUTE, "I/O errors per minute")
+            .field("age", Unit.SECONDS, "time since last write")
+            .field("power", Unit.WATTS, "power draw")
+            .field("count", Unit.COUNT, "a plain count")
+            .field("active", Unit.BOOLEAN, "mounted")
+            .field("state", Unit.TEXT, "state name")
+            .rule(DefaultRule.fail(Map.of("used_percent", "> 95"), "{entity} is {used_percent} full"))
+            .rule(DefaultRule.fail(List.of(Map.of("errors", "> 10/min"), Map.of("active", false)), null)
+                    .remedy(Remedy.HARDWARE).slurmState(SlurmState.FAIL))
+            .rule(DefaultRule.warn(Map.of("used_percent", "> 85"), null))
+            .build();
+
+    @Override
+    public ProbeSpec spec() {
+        return SPEC;
+    }
+
+    @Override
+    public ProbeResult probe(ProbeContext ctx) {
+        throw new UnsupportedOperationException("rule tests give observations directly");
+    }
+}

@@ -10,6 +10,7 @@ import dev.nhc.engine.model.Finding;
 import dev.nhc.engine.model.Remedy;
 import dev.nhc.engine.model.Severity;
 import dev.nhc.engine.model.Verdict;
+import dev.nhc.engine.report.JsonReport;
 import dev.nhc.engine.state.StateSection;
 import dev.nhc.engine.state.StateStore;
 import org.slf4j.Logger;
@@ -49,7 +50,8 @@ import java.util.function.Predicate;
  */
 public final class Daemon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
-    static final Duration GRACE = Duration.ofSeconds(5);
+    static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
+    private static volatile Duration grace = DEFAULT_GRACE;
     static final String STATE_SECTION = "daemon";
 
     /** Loads and validates the config file (the cli passes its ConfigLoader). */
@@ -115,6 +117,11 @@ public final class Daemon implements AutoCloseable {
             this.every = check.every() != null ? check.every() : gen.config.settings().interval();
             this.timeout = check.timeoutOr(gen.config.settings().checkTimeout());
         }
+    }
+
+    /** How long past a check's timeout the daemon waits for the runner's own abandonment; short in tests. */
+    static void graceForTests(Duration d) {
+        grace = d;
     }
 
     public Daemon(ConfigSource source, CheckRunner runner, Clock clock, String hostname, PrintStream log) {
@@ -328,7 +335,8 @@ public final class Daemon implements AutoCloseable {
             return;
         }
         run.whenComplete((r, e) -> s.inFlight.set(0));
-        run.orTimeout(s.timeout.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS)
+        // On a copy: orTimeout completes the future it is called on, and the run itself must stay "in flight" until it returns.
+        run.copy().orTimeout(s.timeout.plus(grace).toMillis(), TimeUnit.MILLISECONDS)
                 .handle((r, e) -> {
                     CheckResult result = r != null ? r : failed(s, start, e);
                     record(s, result);
@@ -403,7 +411,7 @@ public final class Daemon implements AutoCloseable {
         try {
             synchronized (gen.state) {
                 StateSection section = gen.state.section(STATE_SECTION);
-                section.put("verdict", VerdictJson.toMap(v));
+                section.put("verdict", JsonReport.toMap(v, List.of()));
                 gen.state.flush();
             }
             if (stateProblem != null) {

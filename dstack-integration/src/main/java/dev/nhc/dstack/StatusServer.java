@@ -4,6 +4,7 @@ import com.fasterxml.jackson.jr.ob.JSON;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.nhc.engine.model.Verdict;
+import dev.nhc.engine.report.JsonReport;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 
 import java.io.IOException;
@@ -101,12 +102,14 @@ public final class StatusServer implements AutoCloseable {
     }
 
     private void verdict(HttpExchange ex) throws IOException {
-        Verdict v = status.get().verdict();
+        DaemonStatus s = status.get();
+        Verdict v = s.verdict();
         if (v == null) {
             json(ex, 503, Map.of("error", "no verdict yet: the first checks are still running"));
             return;
         }
-        send(ex, 200, VerdictJson.bytes(v));
+        // The same object as `nhc run --json`; nhc's own trouble goes into its notes.
+        json(ex, 200, JsonReport.toMap(v, s.problems()));
     }
 
     private void recheck(HttpExchange ex) throws IOException {

@@ -55,10 +55,10 @@ class BadInputIT {
                 + "  - { name: c, use: test.wait, timout: 5s }\n"
                 + "  - { name: a, use: test.wait }\n"));
         assertInvalid(r, ":4:");
-        assertTrue(r.err().contains(":4:41: 'value' in check 'a' (test.wait) with: must be a whole number"), r.err());
-        assertTrue(r.err().contains(":5:22: check 'b': unknown probe 'test.wiat' (did you mean 'test.wait'?)"), r.err());
+        assertTrue(r.err().contains(":4:47: 'value' in check 'a' (test.wait) with: must be a whole number"), r.err());
+        assertTrue(r.err().contains(":5:21: check 'b': unknown probe 'test.wiat' (did you mean 'test.wait'?)"), r.err());
         assertTrue(r.err().contains(":6:32: unknown key 'timout' in a check (did you mean 'timeout'?)"), r.err());
-        assertTrue(r.err().contains(":7:12: duplicate check name 'a' (first at line 4)"), r.err());
+        assertTrue(r.err().contains(":7:13: duplicate check name 'a' (first at line 4)"), r.err());
     }
 
     @Test

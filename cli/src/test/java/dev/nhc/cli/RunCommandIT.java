@@ -39,7 +39,7 @@ class RunCommandIT {
         Path c = config("  - { name: big, use: test.wait, with: { value: 7 }, fail: { value: \"> 5\" }, remedy: reboot }\n");
         NhcProcess.Result r = NhcProcess.run(dir, NhcProcess.withTestProbes(), "run", "-c", c.toString());
         assertEquals(1, r.exit(), r.out() + r.err());
-        assertTrue(r.out().startsWith("FAIL    big: node: "), r.out());
+        assertTrue(r.out().startsWith("FAIL    big: value 7 > 5"), r.out());
         assertTrue(r.out().contains("7"), r.out());
         assertTrue(r.out().contains("[remedy: reboot]"), r.out());
     }

@@ -25,6 +25,7 @@ final class CompiledCheck {
     private static final int SMALL = 8;
     /** How many values a PASS summary shows. */
     private static final int SUMMARY = 4;
+    private static final String NODE = "node";
 
     private final ProbeSpec spec;
     private final List<Rule> rules;
@@ -85,8 +86,7 @@ final class CompiledCheck {
 
     private Finding fired(Rule rule, Clause clause, Observation observation, CheckConfig check) {
         MessageTemplate t = template != null ? template : rule.template();
-        String message = t != null ? t.render(observation, check.name(), clause)
-                : observation.entity() + ": " + clause.describe(observation);
+        String message = t != null ? t.render(observation, check.name(), clause) : automatic(observation, clause);
         Remedy remedy = check.remedy() != null ? check.remedy() : rule.remedy();
         SlurmState slurm = null;
         if (rule.severity() == Severity.FAIL) {
@@ -94,6 +94,16 @@ final class CompiledCheck {
         }
         List<FieldSpec> named = clause.conditions().stream().map(Condition::field).toList();
         return new Finding(check.name(), observation.entity(), rule.severity(), message, remedy, slurm, observed(observation, named));
+    }
+
+    /**
+     * "/scratch: used_percent 97.2% > 95%". The entity leads because a Slurm reason carries only
+     * the check and the message; the whole node ("node") goes without saying.
+     */
+    private static String automatic(Observation observation, Clause clause) {
+        String what = clause.describe(observation);
+        String entity = observation.entity();
+        return entity == null || entity.isEmpty() || NODE.equals(entity) ? what : entity + ": " + what;
     }
 
     /** The fields that decided, then everything else when the observation is small enough to show whole. */

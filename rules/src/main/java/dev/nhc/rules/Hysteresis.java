@@ -78,6 +78,8 @@ final class Hysteresis {
             warn = m.get(WARN) instanceof Number n ? n.longValue() : 0;
             fail = m.get(FAIL) instanceof Number n ? n.longValue() : 0;
         }
+        long oldWarn = warn;
+        long oldFail = fail;
         if (worst == Severity.FAIL) {
             warn = Math.min(warn + 1, forRuns);
             fail = Math.min(fail + 1, forRuns);
@@ -90,7 +92,8 @@ final class Hysteresis {
         }
         if (warn == 0 && fail == 0) {
             memory.remove(entity);
-        } else {
+        } else if (warn != oldWarn || fail != oldFail || memory.get(entity) == null) {
+            // Only on change: the store reads numbers back as Integer, so re-putting equal Longs would rewrite the file every run.
             Map<String, Object> v = new LinkedHashMap<>();
             v.put(WARN, warn);
             v.put(FAIL, fail);

@@ -28,7 +28,7 @@ final class Rules {
         return loader.parse(FILE, HEAD + checks, null);
     }
 
-    CheckConfig check(String checks) throws ConfigException {
+    CheckConfig checkYaml(String checks) throws ConfigException {
         return load(checks).checks().get(0);
     }
 
@@ -38,7 +38,7 @@ final class Rules {
         for (String l : lines) {
             sb.append("    ").append(l).append('\n');
         }
-        return check(sb.toString());
+        return checkYaml(sb.toString());
     }
 
     ConfigException error(String checks) {

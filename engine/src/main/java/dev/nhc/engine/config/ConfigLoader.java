@@ -153,16 +153,19 @@ public final class ConfigLoader {
         } else {
             Map<String, Location> seen = new LinkedHashMap<>();
             for (ConfigNode c : checksNode.items()) {
+                // Names are unique even among checks that have other problems, so all are reported at once.
+                ConfigNode nameNode = c.isMap() ? c.get("name") : null;
+                if (nameNode != null && nameNode.isScalar() && !nameNode.isNull()) {
+                    Location first = seen.putIfAbsent(nameNode.text(), c.location());
+                    if (first != null) {
+                        problems.add(nameNode.location(), "duplicate check name '" + nameNode.text() + "' (first at line " + first.line() + ")");
+                        continue;
+                    }
+                }
                 CheckConfig check = check(c, hostgroups, problems);
-                if (check == null) {
-                    continue;
+                if (check != null) {
+                    checks.add(check);
                 }
-                Location first = seen.putIfAbsent(check.name(), check.location());
-                if (first != null) {
-                    problems.add(c.get("name").location(), "duplicate check name '" + check.name() + "' (first at line " + first.line() + ")");
-                    continue;
-                }
-                checks.add(check);
             }
         }
         problems.throwIfAny();

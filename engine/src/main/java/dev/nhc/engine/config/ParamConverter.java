@@ -2,6 +2,7 @@ package dev.nhc.engine.config;
 
 import dev.nhc.engine.probe.ParamSpec;
 import dev.nhc.engine.probe.Params;
+import dev.nhc.engine.units.Dimension;
 import dev.nhc.engine.units.Quantity;
 
 import java.util.ArrayList;
@@ -104,6 +105,7 @@ public final class ParamConverter {
                     yield v.toPlain();
                 }
                 case ANY -> v.toPlain();
+                case PERCENT -> percent(v, what);
             };
         } catch (IllegalArgumentException e) {
             problems.add(v.location(), e.getMessage().startsWith("'" + spec.name()) || e.getMessage().contains(" in ") ? e.getMessage() : what + ": " + e.getMessage());
@@ -122,6 +124,29 @@ public final class ParamConverter {
             throw new IllegalArgumentException(what + " must be a whole number, not " + v.describeKind());
         }
         return l;
+    }
+
+    private static Double percent(ConfigNode v, String what) {
+        requireScalar(v, what);
+        double p;
+        if (v.value() instanceof Number n) {
+            p = n.doubleValue();
+        } else {
+            Quantity q;
+            try {
+                q = Quantity.parse(v.text());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(what + " must be a percentage (e.g. 5%), not '" + v.text() + "'", e);
+            }
+            if (q.dimension() != null && q.dimension() != Dimension.PERCENT) {
+                throw new IllegalArgumentException(what + " must be a percentage (e.g. 5%), not '" + v.text() + "'");
+            }
+            p = q.base();
+        }
+        if (p < 0 || Double.isNaN(p)) {
+            throw new IllegalArgumentException(what + " must not be negative, not '" + v.text() + "'");
+        }
+        return p;
     }
 
     private static void requireScalar(ConfigNode v, String what) {

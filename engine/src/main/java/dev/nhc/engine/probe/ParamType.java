@@ -2,7 +2,9 @@ package dev.nhc.engine.probe;
 
 /** The type of a {@code with:} parameter; the config loader converts and checks values by it. */
 public enum ParamType {
-    STRING, INTEGER, NUMBER, BOOLEAN, DURATION, BYTES, STRING_LIST, INTEGER_LIST, MAP, ANY;
+    STRING, INTEGER, NUMBER, BOOLEAN, DURATION, BYTES, STRING_LIST, INTEGER_LIST, MAP, ANY,
+    /** A percentage written {@code 5%} or bare {@code 5}; converted to a Double in percent (5.0). */
+    PERCENT;
 
     public String label() {
         return switch (this) {
@@ -16,6 +18,7 @@ public enum ParamType {
             case INTEGER_LIST -> "list of integers";
             case MAP -> "map";
             case ANY -> "any";
+            case PERCENT -> "percentage (e.g. 5%)";
         };
     }
 }

@@ -65,7 +65,7 @@ public final class JsonReport {
 
     public static String render(Verdict v, List<String> notes) {
         try {
-            return JSON.std.asString(toMap(v, notes));
+            return JSON.std.with(JSON.Feature.WRITE_NULL_PROPERTIES).asString(toMap(v, notes));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -32,7 +32,9 @@ public final class TextReport {
         }
         List<Finding> shown = v.findings();
         for (Finding f : shown) {
-            out.append(String.format(Locale.ROOT, "%-7s %s: %s: %s", f.severity().label().toUpperCase(Locale.ROOT), f.check(), f.entity(), f.message()));
+            // Messages name their entity themselves when it is not the node (they also become Slurm reasons, which carry no entity).
+            String entity = "node".equals(f.entity()) || f.message().startsWith(f.entity()) ? "" : f.entity() + ": ";
+            out.append(String.format(Locale.ROOT, "%-7s %s: %s%s", f.severity().label().toUpperCase(Locale.ROOT), f.check(), entity, f.message()));
             if (f.remedy() != Remedy.NONE) {
                 out.append(" [remedy: ").append(f.remedy().label()).append(']');
             }

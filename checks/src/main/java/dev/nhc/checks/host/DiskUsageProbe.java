@@ -1,0 +1,100 @@
+package dev.nhc.checks.host;
+
+import dev.nhc.engine.model.Finding;
+import dev.nhc.engine.model.Observation;
+import dev.nhc.engine.model.Severity;
+import dev.nhc.engine.probe.DefaultRule;
+import dev.nhc.engine.probe.ParamSpec;
+import dev.nhc.engine.probe.ParamType;
+import dev.nhc.engine.probe.Probe;
+import dev.nhc.engine.probe.ProbeContext;
+import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.engine.units.Unit;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code disk.usage}: space and inodes of one mounted filesystem, computed like df(1).
+ *
+ * <p>The mount point must be in the mount table (read under the system root), otherwise statvfs
+ * would silently measure the filesystem underneath (an unmounted /scratch is a directory on /).
+ * statvfs itself is called on the node's real path, not under the system root: the root exists so
+ * that tests can supply /proc files, and a mount table written for a test names real directories.
+ */
+public final class DiskUsageProbe implements Probe {
+    /** Statvfs.of in production; tests pass a full or inode-less filesystem through the whole probe with it. */
+    interface FsStat {
+        Statvfs.Result stat(Path path) throws IOException;
+    }
+
+    private static final ProbeSpec SPEC = ProbeSpec.builder("disk.usage",
+                    "Space and inodes of a mounted filesystem, as df and df -i compute them: used_percent is "
+                            + "used / (used + available to users), so the blocks reserved for root count as full. "
+                            + "Fails when the mount point is not mounted.")
+            .entities("the mount point given by 'mount'")
+            .param(ParamSpec.required("mount", ParamType.STRING, "mount point to measure, e.g. / or /scratch (must be in /proc/self/mounts)"))
+            .field("used_percent", Unit.PERCENT, "space used, as df's Use% (reserved blocks excluded from the total)")
+            .field("free_bytes", Unit.BYTES, "space available to unprivileged users (df's Avail)")
+            .field("used_bytes", Unit.BYTES, "space in use (size minus all free blocks)")
+            .field("size_bytes", Unit.BYTES, "size of the filesystem")
+            .field("inodes_used_percent", Unit.PERCENT, "inodes used, as df -i's IUse% (absent where the filesystem has no fixed inode count, e.g. btrfs)")
+            .field("inodes_free", Unit.COUNT, "free inodes (absent where the filesystem has no fixed inode count)")
+            // 90 % leaves an admin time to act; at 98 % a single job's output or checkpoint can hit
+            // ENOSPC (and ext4's root reserve no longer helps users: df's figure already excludes it).
+            .rule(DefaultRule.warn(Map.of("used_percent", "> 90"), "{entity} is {used_percent} full ({free_bytes} free)"))
+            .rule(DefaultRule.warn(Map.of("inodes_used_percent", "> 90"), "{entity} has used {inodes_used_percent} of its inodes ({inodes_free} left)"))
+            .rule(DefaultRule.fail(Map.of("used_percent", "> 98"), "{entity} is {used_percent} full ({free_bytes} free)"))
+            .rule(DefaultRule.fail(Map.of("inodes_used_percent", "> 98"), "{entity} has used {inodes_used_percent} of its inodes ({inodes_free} left)"))
+            .build();
+
+    private final FsStat fsStat;
+
+    public DiskUsageProbe() {
+        this(Statvfs::of);
+    }
+
+    DiskUsageProbe(FsStat fsStat) {
+        this.fsStat = fsStat;
+    }
+
+    @Override
+    public ProbeSpec spec() {
+        return SPEC;
+    }
+
+    @Override
+    public ProbeResult probe(ProbeContext ctx) throws Exception {
+        String mount = MountTable.normalize(ctx.params().string("mount"));
+        Optional<MountTable.Mount> entry = MountTable.read(ctx).find(mount);
+        if (entry.isEmpty()) {
+            return ProbeResult.builder().finding(Finding.of(mount, Severity.FAIL, mount + " is not mounted")).build();
+        }
+        Statvfs.Result s = fsStat.stat(Path.of(mount));
+        return ProbeResult.of(observe(mount, s));
+    }
+
+    static Observation observe(String entity, Statvfs.Result s) {
+        long frsize = s.frsize() > 0 ? s.frsize() : s.bsize();
+        long used = s.blocks() - s.bfree();
+        Observation.Builder o = Observation.of(entity)
+                .put("used_percent", used + s.bavail() > 0 ? percent(used, used + s.bavail()) : null)
+                .put("free_bytes", s.bavail() * frsize)
+                .put("used_bytes", used * frsize)
+                .put("size_bytes", s.blocks() * frsize);
+        // A filesystem without an inode table (btrfs, many FUSE and network filesystems) reports 0 inodes.
+        if (s.inodesKnown() && s.files() > 0) {
+            long iused = s.files() - s.ffree();
+            o.put("inodes_used_percent", percent(iused, s.files())).put("inodes_free", s.ffree());
+        }
+        return o.build();
+    }
+
+    /** Two decimals: enough to compare with a threshold, short enough for a message. */
+    private static double percent(long part, long whole) {
+        return Math.round(10000.0 * part / whole) / 100.0;
+    }
+}

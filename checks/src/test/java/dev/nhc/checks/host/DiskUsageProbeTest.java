@@ -1,0 +1,139 @@
+package dev.nhc.checks.host;
+
+import dev.nhc.engine.model.Finding;
+import dev.nhc.engine.model.Observation;
+import dev.nhc.engine.model.Severity;
+import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.engine.testing.TestProbeContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DiskUsageProbeTest {
+    @TempDir
+    Path root;
+
+    /** A mount table that lists the temp directory (a real path) as a mount point, as a test stand-in for /scratch. */
+    private TestProbeContext mountedHere() throws IOException {
+        String point = root.toString().replace(" ", "\\040");
+        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("mount", root.toString()));
+        ctx.write("/proc/self/mounts", "/dev/vda / ext4 rw 0 0\n/dev/vdb " + point + " ext4 rw 0 0\n");
+        return ctx;
+    }
+
+    @Test
+    void measuresARealFilesystemAsDfDoes() throws Exception {
+        ProbeResult r = new DiskUsageProbe().probe(mountedHere());
+        assertEquals(List.of(), r.findings());
+        Observation o = r.observations().get(0);
+        assertEquals(root.toString(), o.entity());
+        double used = (Double) o.get("used_percent");
+        long free = (Long) o.get("free_bytes");
+        long size = (Long) o.get("size_bytes");
+        assertTrue(used >= 0 && used <= 100, "used_percent " + used);
+        assertTrue(free > 0, "free_bytes " + free);
+        assertTrue(size >= free + (Long) o.get("used_bytes"), o.toString());
+
+        FileStore store = Files.getFileStore(root);
+        assertEquals(store.getTotalSpace(), size);
+        // Other processes write to the same disk meanwhile: the same figure, give or take 1 % of the disk.
+        assertTrue(Math.abs(store.getUsableSpace() - free) <= size / 100, "FileStore usable " + store.getUsableSpace() + " vs " + free);
+    }
+
+    @Test
+    void readsInodeCountsThroughStatvfs() throws Exception {
+        Statvfs.Result s = Statvfs.viaLibc(root);
+        assertTrue(s.bsize() > 0 && s.frsize() > 0, s.toString());
+        assertTrue(s.namemax() > 0, s.toString());
+        assertTrue(s.ffree() <= s.files(), s.toString());
+        assertTrue(s.bavail() <= s.bfree() && s.bfree() <= s.blocks(), s.toString());
+        Observation o = DiskUsageProbe.observe("/t", s);
+        if (s.files() > 0) {
+            double iused = (Double) o.get("inodes_used_percent");
+            assertTrue(iused >= 0 && iused <= 100, "inodes_used_percent " + iused);
+            assertEquals(s.ffree(), o.get("inodes_free"));
+        } else {
+            assertNull(o.get("inodes_used_percent"), "a filesystem without an inode table has no inode percentage");
+        }
+    }
+
+    @Test
+    void libcAndFileStoreAgreeOnTheSpace() throws Exception {
+        Statvfs.Result viaLibc = Statvfs.viaLibc(root);
+        Statvfs.Result viaStore = Statvfs.viaFileStore(root);
+        assertEquals(viaLibc.blocks() * viaLibc.frsize(), viaStore.blocks());
+        long size = viaStore.blocks();
+        assertTrue(Math.abs(viaLibc.bavail() * viaLibc.frsize() - viaStore.bavail()) <= size / 100);
+        assertFalse(viaStore.inodesKnown());
+    }
+
+    @Test
+    void statvfsOfAMissingPathSaysWhy() {
+        Path missing = root.resolve("no-such-dir");
+        IOException e = assertThrows(IOException.class, () -> Statvfs.viaLibc(missing));
+        assertEquals("statvfs " + missing + ": No such file or directory (errno 2)", e.getMessage());
+    }
+
+    @Test
+    void aMountPointThatIsNotMountedFailsWithoutMeasuring() throws Exception {
+        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("mount", "/scratch/"));
+        ctx.write("/proc/self/mounts", "/dev/vda / ext4 rw 0 0\n");
+        ProbeResult r = new DiskUsageProbe(p -> {
+            throw new AssertionError("statvfs must not run for an unmounted path: it would measure / instead");
+        }).probe(ctx);
+        assertEquals(List.of(), r.observations());
+        Finding f = r.findings().get(0);
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals("/scratch", f.entity());
+        assertEquals("/scratch is not mounted", f.message());
+    }
+
+    @Test
+    void reservedBlocksCountAsFullAsInDf() throws Exception {
+        // 1000 blocks of 4 KiB, 60 free of which 50 are reserved for root: df shows 99 % used (940 / (940 + 10)).
+        Statvfs.Result full = new Statvfs.Result(4096, 4096, 1000, 60, 10, 100, 1, 1, 0, 0, 255);
+        ProbeResult r = new DiskUsageProbe(p -> full).probe(mountedHere());
+        Observation o = r.observations().get(0);
+        assertEquals(98.95, o.get("used_percent"));
+        assertEquals(10L * 4096, o.get("free_bytes"));
+        assertEquals(940L * 4096, o.get("used_bytes"));
+        assertEquals(1000L * 4096, o.get("size_bytes"));
+        assertEquals(99.0, o.get("inodes_used_percent"));
+        assertEquals(1L, o.get("inodes_free"));
+    }
+
+    @Test
+    void aFilesystemWithoutAnInodeTableHasNoInodeFields() throws Exception {
+        Statvfs.Result btrfs = new Statvfs.Result(4096, 4096, 1000, 500, 500, 0, 0, 0, 0, 0, 255);
+        Observation o = new DiskUsageProbe(p -> btrfs).probe(mountedHere()).observations().get(0);
+        assertEquals(50.0, o.get("used_percent"));
+        assertFalse(o.fields().containsKey("inodes_used_percent"));
+        assertFalse(o.fields().containsKey("inodes_free"));
+    }
+
+    @Test
+    void anEmptyPseudoFilesystemHasNoPercentage() {
+        Observation o = DiskUsageProbe.observe("/proc", new Statvfs.Result(4096, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 255));
+        assertFalse(o.fields().containsKey("used_percent"));
+        assertEquals(0L, o.get("size_bytes"));
+    }
+
+    @Test
+    void noMountTableMakesTheCheckUnknownWithThePath() {
+        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("mount", "/"));
+        IOException e = assertThrows(IOException.class, () -> new DiskUsageProbe().probe(ctx));
+        assertTrue(e.getMessage().contains("proc/self/mounts"), e.getMessage());
+    }
+}

@@ -1,0 +1,43 @@
+/**
+ * The rule language of a check's {@code warn:}, {@code fail:} and {@code message:}, and its
+ * evaluation per entity ({@link dev.nhc.rules.RulesEvaluator}, found by the engine through
+ * ServiceLoader).
+ *
+ * <h2>Conditions</h2>
+ * <pre>
+ * fail: { used_percent: "&gt; 95" }                      # a map: all conditions must hold
+ * fail:                                                # a list of maps: any of them
+ *   - { used_percent: "&gt; 95" }
+ *   - { free_bytes: "&lt; 10GiB", active: true }
+ * warn: none                                           # no WARN rules at all, not even the probe's
+ * </pre>
+ * A condition is {@code >, >=, <, <=, ==, !=} and a number, optionally with a unit of the field's
+ * dimension ({@code %}, {@code GiB}/{@code GB}/{@code G}, {@code s}/{@code m}/{@code h},
+ * {@code C}, {@code W}, {@code /s}/{@code /min}/{@code /h}); it is converted once, at load time,
+ * to the field's unit, so {@code "> 1/s"} on a per-minute field means more than 60 per minute.
+ * A bare value means equality ({@code count: 8}, {@code active: true}, {@code state: failed}).
+ * Boolean fields take equality only; text fields also {@code "~ regex"} and {@code "!~ regex"},
+ * which search (like awk's {@code ~}), anchor with {@code ^...$} for a whole match. Anything
+ * else (an unknown field or operator, a unit of another dimension, a bad regex, an empty map) is
+ * a config error at the condition's file:line:column.
+ *
+ * <h2>Which rules apply</h2>
+ * A check's {@code fail:} replaces all of its probe's default FAIL rules, {@code warn:} all
+ * default WARN rules; what is not given keeps the defaults. Per entity, FAIL rules are tried first,
+ * then WARN; the first map that holds decides. The message is the check's {@code message:}, else
+ * the rule's own, else automatic ({@code "/scratch: used_percent 97.2% > 95%"}); placeholders are
+ * field names, {@code {entity}}, {@code {check}} and {@code {value}} (the first field of the map
+ * that fired). The check's {@code remedy:} and {@code slurm_state:} override the rule's.
+ *
+ * <h2>Fields that are not reported</h2>
+ * A field a probe leaves out is "not available here" (e.g. NVML's NOT_SUPPORTED). A map over it
+ * is skipped unless another of its conditions is false; an entity for which nothing could be
+ * judged is PASS ("no rule applies: … not reported"), and UNKNOWN only when the probe reported no
+ * field at all for it.
+ *
+ * <h2>for: N</h2>
+ * A WARN or FAIL counts after N consecutive runs at that severity or worse; until then it is
+ * reported one step down with "fail condition met 2 of 3 consecutive runs: …". A pass resets the
+ * count, UNKNOWN leaves it, and it applies to the probe's own findings as well.
+ */
+package dev.nhc.rules;

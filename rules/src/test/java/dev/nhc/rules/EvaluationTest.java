@@ -1,0 +1,227 @@
+package dev.nhc.rules;
+
+import dev.nhc.engine.config.CheckConfig;
+import dev.nhc.engine.config.ConfigNode;
+import dev.nhc.engine.config.HostSelector;
+import dev.nhc.engine.config.Location;
+import dev.nhc.engine.eval.Evaluator;
+import dev.nhc.engine.model.Finding;
+import dev.nhc.engine.model.Remedy;
+import dev.nhc.engine.model.Severity;
+import dev.nhc.engine.model.SlurmState;
+import dev.nhc.engine.probe.Params;
+import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.engine.state.StateSection;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static dev.nhc.rules.Rules.obs;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Per-entity judgement: map = all, list = any, default rules and their override, messages, remedies, missing fields. */
+class EvaluationTest {
+    private final Rules rules = new Rules();
+
+    private Severity severity(CheckConfig c, Object... fields) {
+        return rules.one(c, obs("/", fields)).severity();
+    }
+
+    @Test
+    void aMapNeedsAllItsConditions() throws Exception {
+        CheckConfig c = rules.check("fail: { used_percent: \"> 90\", free_bytes: \"< 10GiB\" }", "warn: none");
+        assertEquals(Severity.FAIL, severity(c, "used_percent", 91.0, "free_bytes", 5L << 30));
+        assertEquals(Severity.PASS, severity(c, "used_percent", 91.0, "free_bytes", 20L << 30));
+        assertEquals(Severity.PASS, severity(c, "used_percent", 50.0, "free_bytes", 5L << 30));
+    }
+
+    @Test
+    void aListNeedsAnyOfItsMaps() throws Exception {
+        CheckConfig c = rules.check("fail:", "  - { used_percent: \"> 95\" }", "  - { free_bytes: \"< 1GiB\", active: true }", "warn: none");
+        assertEquals(Severity.FAIL, severity(c, "used_percent", 96.0, "free_bytes", 5L << 30, "active", true));
+        assertEquals(Severity.FAIL, severity(c, "used_percent", 10.0, "free_bytes", 1L << 20, "active", true));
+        assertEquals(Severity.PASS, severity(c, "used_percent", 10.0, "free_bytes", 1L << 20, "active", false));
+        assertEquals(Severity.PASS, severity(c, "used_percent", 10.0, "free_bytes", 5L << 30, "active", true));
+    }
+
+    @Test
+    void withoutWarnOrFailTheProbesDefaultRulesApply() throws Exception {
+        CheckConfig c = rules.check();
+        Finding full = rules.one(c, obs("/scratch", "used_percent", 97.25));
+        assertEquals(Severity.FAIL, full.severity());
+        assertEquals("/scratch is 97.25% full", full.message());
+        assertEquals(Remedy.NONE, full.remedy());
+
+        Finding warn = rules.one(c, obs("/scratch", "used_percent", 90L));
+        assertEquals(Severity.WARN, warn.severity());
+        assertEquals("/scratch: used_percent 90% > 85%", warn.message());
+
+        Finding errors = rules.one(c, obs("/scratch", "used_percent", 10L, "errors", 12.5));
+        assertEquals(Severity.FAIL, errors.severity());
+        assertEquals("/scratch: errors 12.5/min > 10/min", errors.message());
+        assertEquals(Remedy.HARDWARE, errors.remedy());
+        assertEquals(SlurmState.FAIL, errors.slurmState());
+
+        assertEquals("/scratch: active is false", rules.one(c, obs("/scratch", "active", false)).message());
+        assertEquals(Severity.PASS, severity(c, "used_percent", 10L, "errors", 0.0, "active", true));
+        assertEquals("used_percent 90% > 85%", rules.one(c, obs("node", "used_percent", 90L)).message(), "the whole node goes without saying");
+    }
+
+    @Test
+    void configuredFailReplacesEveryDefaultFailRuleAndKeepsDefaultWarns() throws Exception {
+        CheckConfig c = rules.check("fail: { temp: \"> 90C\" }");
+        assertEquals(Severity.PASS, severity(c, "errors", 500.0, "active", false, "used_percent", 50L));
+        assertEquals(Severity.WARN, severity(c, "used_percent", 99L));
+        assertEquals(Severity.FAIL, severity(c, "temp", 95L, "used_percent", 10L));
+    }
+
+    @Test
+    void configuredWarnReplacesEveryDefaultWarnRuleAndKeepsDefaultFails() throws Exception {
+        CheckConfig c = rules.check("warn: { temp: \"> 80C\" }");
+        assertEquals(Severity.PASS, severity(c, "used_percent", 90L));
+        assertEquals(Severity.WARN, severity(c, "used_percent", 90L, "temp", 85L));
+        assertEquals(Severity.FAIL, severity(c, "used_percent", 97L, "temp", 85L));
+    }
+
+    @Test
+    void noneDropsTheDefaultsOfThatSeverity() throws Exception {
+        CheckConfig c = rules.check("fail: none");
+        assertEquals(Severity.WARN, severity(c, "used_percent", 99L, "active", false));
+        CheckConfig quiet = rules.check("fail: none", "warn: none");
+        Finding f = rules.one(quiet, obs("/", "used_percent", 99L));
+        assertEquals(Severity.PASS, f.severity());
+        assertEquals("ok", f.message());
+    }
+
+    @Test
+    void failIsJudgedBeforeWarn() throws Exception {
+        CheckConfig c = rules.check("warn: { temp: \"> 80C\" }", "fail: { temp: \"> 90C\" }");
+        assertEquals(Severity.FAIL, severity(c, "temp", 95L));
+        assertEquals(Severity.WARN, severity(c, "temp", 85L));
+    }
+
+    @Test
+    void theChecksTemplateWinsOverTheRulesAndFillsValuesWithUnits() throws Exception {
+        CheckConfig c = rules.check("fail: { free_bytes: \"< 2GiB\" }",
+                "message: \"{check}: {entity} has {free_bytes} free ({used_percent} used, value {value}, temp {temp})\"");
+        Finding f = rules.one(c, obs("/data", "free_bytes", 3L << 29, "used_percent", 98.5));
+        assertEquals("c: /data has 1.5 GiB free (98.5% used, value 1.5 GiB, temp n/a)", f.message());
+        // The check's template also replaces a default rule's own (warn was not overridden).
+        Finding w = rules.one(c, obs("/data", "free_bytes", 10L << 30, "used_percent", 90L));
+        assertEquals(Severity.WARN, w.severity());
+        assertEquals("c: /data has 10.0 GiB free (90% used, value 90%, temp n/a)", w.message());
+    }
+
+    @Test
+    void braceTextThatIsNoPlaceholderIsKept() throws Exception {
+        CheckConfig c = rules.check("fail: { state: \"~ ^fail\" }", "message: \"unit {state} is {bad name} {} {\"");
+        assertEquals("unit failed is {bad name} {} {", rules.one(c, obs("u", "state", "failed")).message());
+        assertEquals("u: state 'failed' matches /^fail/",
+                rules.one(rules.check("fail: { state: \"~ ^fail\" }"), obs("u", "state", "failed")).message());
+        assertEquals("u: state is 'inactive', not 'active'",
+                rules.one(rules.check("fail: { state: \"!= active\" }"), obs("u", "state", "inactive")).message());
+    }
+
+    @Test
+    void theChecksRemedyAndSlurmStateOverrideTheRules() throws Exception {
+        CheckConfig c = rules.check("remedy: reboot", "slurm_state: drain");
+        Finding f = rules.one(c, obs("/", "errors", 20L));
+        assertEquals(Remedy.REBOOT, f.remedy());
+        assertEquals(SlurmState.DRAIN, f.slurmState());
+        Finding w = rules.one(c, obs("/", "used_percent", 90L));
+        assertEquals(Severity.WARN, w.severity());
+        assertEquals(Remedy.REBOOT, w.remedy());
+        assertNull(w.slurmState(), "a warning asks Slurm for nothing");
+        Finding plain = rules.one(rules.check("fail: { temp: \"> 90C\" }"), obs("/", "temp", 99L));
+        assertEquals(Remedy.NONE, plain.remedy());
+        assertNull(plain.slurmState(), "no slurm_state set: the config's default applies downstream");
+    }
+
+    @Test
+    void observedHoldsTheDecidingFieldsFirst() throws Exception {
+        CheckConfig c = rules.check("fail: { temp: \"> 90C\" }");
+        Finding f = rules.one(c, obs("gpu0", "used_percent", 1L, "temp", 95L, "state", "ok"));
+        assertEquals(List.of("temp", "used_percent", "state"), List.copyOf(f.observed().keySet()));
+        assertEquals(95L, f.observed().get("temp"));
+    }
+
+    @Test
+    void aPassSaysWhatTheRulesLookedAt() throws Exception {
+        Finding f = rules.one(rules.check(), obs("/", "used_percent", 42L, "free_bytes", 100L << 30, "errors", 0.0, "active", true));
+        assertEquals(Severity.PASS, f.severity());
+        assertEquals("ok: used_percent 42%, errors 0/min, active true", f.message());
+        assertEquals("c", f.check());
+        assertEquals("/", f.entity());
+    }
+
+    @Test
+    void aClauseOverAnAbsentFieldIsSkippedAndOthersStillDecide() throws Exception {
+        CheckConfig c = rules.check("fail:", "  - { temp: \"> 80C\" }", "  - { used_percent: \"> 95\" }", "warn: none");
+        assertEquals(Severity.FAIL, severity(c, "used_percent", 97L));
+        assertEquals(Severity.PASS, severity(c, "used_percent", 50L));
+        // A false condition decides its map even when another field of it is missing.
+        CheckConfig both = rules.check("fail: { used_percent: \"> 90\", temp: \"> 80C\" }", "warn: none");
+        Finding f = rules.one(both, obs("/", "used_percent", 50L));
+        assertEquals(Severity.PASS, f.severity());
+        assertEquals("ok: used_percent 50%", f.message());
+    }
+
+    @Test
+    void fieldsAbsentAsUnsupportedAreNoNoiseButAnEntityWithNoFieldsIsUnknown() throws Exception {
+        CheckConfig c = rules.check("fail: { temp: \"> 90C\" }", "warn: { power: \"> 300W\" }");
+        Finding unsupported = rules.one(c, obs("gpu3", "used_percent", 5L));
+        assertEquals(Severity.PASS, unsupported.severity());
+        assertEquals("no rule applies: temp, power not reported", unsupported.message());
+
+        Finding nothing = rules.one(c, obs("gpu3"));
+        assertEquals(Severity.UNKNOWN, nothing.severity());
+        assertEquals("field temp not reported for gpu3", nothing.message());
+    }
+
+    @Test
+    void oneFindingPerEntityThenTheProbesOwnFindings() throws Exception {
+        CheckConfig c = rules.check("fail: { temp: \"> 90C\" }", "remedy: reset-gpu");
+        Finding lost = new Finding(null, "gpu7", Severity.FAIL, "GPU has fallen off the bus", Remedy.HARDWARE, SlurmState.FAIL, Map.of());
+        Finding slow = Finding.of("gpu6", Severity.WARN, "slow");
+        ProbeResult r = new ProbeResult(List.of(obs("gpu0", "temp", 95L), obs("gpu1", "temp", 50L)), List.of(lost, slow), null);
+        List<Finding> out = rules.evaluator.evaluate(c, DiskLikeProbe.SPEC, r, StateSection.detached("t"));
+        assertEquals(List.of("gpu0", "gpu1", "gpu7", "gpu6"), out.stream().map(Finding::entity).toList());
+        assertEquals(List.of(Severity.FAIL, Severity.PASS, Severity.FAIL, Severity.WARN), out.stream().map(Finding::severity).toList());
+        assertTrue(out.stream().allMatch(f -> "c".equals(f.check())));
+        assertEquals(Remedy.RESET_GPU, out.get(2).remedy(), "the check's remedy overrides a probe's FAIL");
+        assertEquals(SlurmState.FAIL, out.get(2).slurmState(), "slurm_state not set on the check: the probe's stays");
+        assertEquals(Remedy.NONE, out.get(3).remedy(), "WARN findings of the probe are passed as they are");
+        assertEquals("GPU has fallen off the bus", out.get(2).message());
+    }
+
+    @Test
+    void nothingObservedAndNothingFoundIsAnEmptyList() throws Exception {
+        CheckConfig c = rules.check();
+        assertEquals(List.of(), rules.evaluator.evaluate(c, DiskLikeProbe.SPEC, ProbeResult.of(), StateSection.detached("t")));
+    }
+
+    @Test
+    void aCheckThatSkippedValidationIsCompiledOnFirstUseOrReportedAsUnknown() {
+        Location at = new Location("api", 1, 1);
+        ConfigNode fail = ConfigNode.fromPlain(Map.of("temp", "> 90C"), at);
+        CheckConfig ok = new CheckConfig("api", DiskLikeProbe.NAME, at, HostSelector.all(), Params.empty(), null, fail, null, null, null,
+                1, null, null, null, null);
+        assertEquals(Severity.FAIL, rules.one(ok, obs("gpu0", "temp", 91L)).severity());
+
+        ConfigNode bad = ConfigNode.fromPlain(Map.of("temp", ">> 90"), at);
+        CheckConfig broken = new CheckConfig("api", DiskLikeProbe.NAME, at, HostSelector.all(), Params.empty(), null, bad, null, null, null,
+                1, null, null, null, null);
+        Finding f = rules.one(broken, obs("gpu0", "temp", 91L));
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertTrue(f.message().startsWith("the check's rules are invalid: api:1:1: check 'api' fail: temp: unknown operator '>>'"), f.message());
+    }
+
+    @Test
+    void theEngineFindsThisEvaluatorThroughServiceLoader() {
+        assertInstanceOf(RulesEvaluator.class, Evaluator.load());
+    }
+}

@@ -108,13 +108,25 @@ fi
 say "dstack $("$venv/bin/dstack" --version 2>&1 | tail -1)"
 
 # ---- 2. nhc: the daemon with its proxy on 10998 in front of the shim's 11998 ---------------------
-say "building nhc's dstack module"
-(cd "$repo" && mvn -B -q -o -pl dstack-integration -am test-compile dependency:build-classpath \
-    -Dmdep.outputFile="$T/cp.txt" -Dmdep.includeScope=test >"$T/mvn.log" 2>&1) \
-  || (cd "$repo" && mvn -B -q -pl dstack-integration -am test-compile dependency:build-classpath \
-    -Dmdep.outputFile="$T/cp.txt" -Dmdep.includeScope=test >"$T/mvn.log" 2>&1) \
-  || die "maven build failed (see mvn.log)"
-cp_nhc="$repo/dstack-integration/target/test-classes:$repo/dstack-integration/target/classes:$(cat "$T/cp.txt")"
+# With the packaged app (.ci/run passes cli/target/nhc) this is the real `nhc daemon`; the only
+# addition is the e2e.flag probe from the test classes, put on its class path the way a site adds
+# probes. Without it, the same wiring runs from the module's test class path (E2eDaemonMain).
+app=${1:-}
+probe_class=$repo/dstack-integration/target/test-classes/dev/nhc/dstack/e2e/FlagFileProbe.class
+if [ -n "$app" ] && [ -x "$app/bin/nhc" ] && [ -f "$probe_class" ]; then
+  say "using the packaged nhc in $app"
+  # NHC_CDS=off: the launcher then always execs java, so that SIGHUP and SIGTERM reach the JVM itself.
+  nhc_cmd=(env NHC_CDS=off NHC_EXTRA_CLASSPATH="$repo/dstack-integration/target/test-classes" "$app/bin/nhc" daemon -c)
+else
+  say "building nhc's dstack module"
+  (cd "$repo" && mvn -B -q -o -pl dstack-integration -am test-compile dependency:build-classpath \
+      -Dmdep.outputFile="$T/cp.txt" -Dmdep.includeScope=test >"$T/mvn.log" 2>&1) \
+    || (cd "$repo" && mvn -B -q -pl dstack-integration -am test-compile dependency:build-classpath \
+      -Dmdep.outputFile="$T/cp.txt" -Dmdep.includeScope=test >"$T/mvn.log" 2>&1) \
+    || die "maven build failed (see mvn.log)"
+  nhc_cmd=(java -cp "$repo/dstack-integration/target/test-classes:$repo/dstack-integration/target/classes:$(cat "$T/cp.txt")"
+           dev.nhc.dstack.e2e.E2eDaemonMain)
+fi
 
 flag=$T/flag
 echo "pass all good" >"$flag"
@@ -135,7 +147,7 @@ checks:
     use: e2e.flag
     with: { file: $flag }
 EOF
-java -cp "$cp_nhc" dev.nhc.dstack.e2e.E2eDaemonMain "$T/nhc.yaml" >"$T/nhc-daemon.log" 2>&1 &
+"${nhc_cmd[@]}" "$T/nhc.yaml" >"$T/nhc-daemon.log" 2>&1 &
 pids+=($!); nhc_pid=$!
 wait_for 60 "nhc daemon's /v1/verdict" curl -sf http://127.0.0.1:9464/v1/verdict
 say "nhc daemon up (pid $nhc_pid), proxy on 127.0.0.1:10998"

@@ -73,6 +73,7 @@ public final class Daemon implements AutoCloseable {
     private final AtomicLong reloads = new AtomicLong();
     private final AtomicLong reloadFailures = new AtomicLong();
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final List<RecheckTrigger> triggers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private final Object lock = new Object();
     private volatile Generation current;
@@ -149,7 +150,13 @@ public final class Daemon implements AutoCloseable {
      * @return the exit code: 0 after a clean stop, 2 when the config is invalid, 3 when an endpoint cannot listen
      */
     public static int run(ConfigSource source, CheckRunner runner, String hostname, PrintStream err) {
+        return run(source, runner, hostname, err, List.of());
+    }
+
+    /** As {@link #run(ConfigSource, CheckRunner, String, PrintStream)}, with triggers (NVML XID events) that re-run checks at once. */
+    public static int run(ConfigSource source, CheckRunner runner, String hostname, PrintStream err, List<RecheckTrigger> triggers) {
         Daemon d = new Daemon(source, runner, Clock.systemUTC(), hostname, err);
+        triggers.forEach(d::addTrigger);
         try {
             d.start();
         } catch (ConfigException e) {
@@ -177,12 +184,26 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
+    /** Adds a trigger before {@link #start()}; it is started with the first config and closed with the daemon. */
+    public void addTrigger(RecheckTrigger t) {
+        triggers.add(t);
+    }
+
     public void start() throws ConfigException, IOException {
         Config config = source.load();
         DstackSettings ds = DstackSettings.of(config);
         synchronized (lock) {
             startEndpoints(ds, config);
             install(config);
+        }
+        for (RecheckTrigger t : triggers) {
+            try {
+                t.start(config, this::recheck);
+            } catch (Exception | LinkageError e) {
+                // No events (e.g. no NVML on this host): the checks still run on their schedule.
+                log.println("nhc daemon: " + t.getClass().getSimpleName() + " not started: " + e.getMessage()
+                        + "; its checks run on their schedule only");
+            }
         }
     }
 
@@ -312,7 +333,7 @@ public final class Daemon implements AutoCloseable {
 
     /** Re-evaluates the GPU checks at once; for the NVML event watcher (a fatal XID must show within a second). */
     public void recheckGpu() {
-        recheck(c -> c.use() != null && c.use().startsWith("gpu"));
+        recheck(RecheckTrigger::gpuCheck);
     }
 
     private void launch(Slot s, boolean scheduled) {
@@ -492,6 +513,13 @@ public final class Daemon implements AutoCloseable {
             timer.shutdownNow();
             workers.shutdownNow();
             closeEndpoints();
+        }
+        for (RecheckTrigger t : triggers) {
+            try {
+                t.close();
+            } catch (RuntimeException e) {
+                log.println("nhc daemon: closing " + t.getClass().getSimpleName() + ": " + e.getMessage());
+            }
         }
         stopped.countDown();
     }

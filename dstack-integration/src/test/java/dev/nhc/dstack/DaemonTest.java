@@ -146,6 +146,42 @@ class DaemonTest {
     }
 
     @Test
+    void aTriggerSuchAsAnXidEventReRunsTheGpuChecksAtOnceAndIsClosedWithTheDaemon() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<java.util.function.Predicate<CheckConfig>>> fire =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+        Path file = write("nhc.yaml", config("""
+                  - name: ecc
+                    use: gpu.test
+                    every: 1h
+                  - name: disk
+                    use: test.fast
+                    every: 1h
+                """));
+        daemon = new Daemon(() -> TestConfigs.loader().load(file), (c, k, s) -> run(c, k), Clock.systemUTC(), "node1",
+                new PrintStream(logBytes, true, StandardCharsets.UTF_8));
+        daemon.addTrigger(new RecheckTrigger() {
+            @Override
+            public void start(Config config, java.util.function.Consumer<java.util.function.Predicate<CheckConfig>> recheck) {
+                fire.set(recheck);
+            }
+
+            @Override
+            public void close() {
+                closed.set(true);
+            }
+        });
+        daemon.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("ecc") == 1 && runs("disk") == 1);
+        answer.put("ecc", Severity.FAIL);
+        fire.get().accept(RecheckTrigger::gpuCheck);
+        await().atMost(Duration.ofSeconds(5)).until(() -> daemon.verdict().severity() == Severity.FAIL);
+        assertEquals(1, runs("disk"));
+        daemon.close();
+        assertTrue(closed.get());
+    }
+
+    @Test
     void aHungCheckTimesOutAsFailForGpuProbesAndUnknownOtherwise() throws Exception {
         Daemon.graceForTests(Duration.ofMillis(200));
         try {

@@ -46,8 +46,13 @@ cleanup() {
   set +e
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   if [ -f "$T/shim.pid" ]; then kill "$(cat "$T/shim.pid")" 2>/dev/null; fi
-  sleep 1
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  for _ in $(seq 1 20); do
+    alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ $alive = 0 ] && break
+    sleep 0.5
+  done
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   if [ -f "$T/shim.pid" ]; then kill -9 "$(cat "$T/shim.pid")" 2>/dev/null; fi
   for f in "${created[@]}"; do rm -rf -- "$f"; done
   for pair in "${restores[@]}"; do
@@ -341,8 +346,22 @@ kill -HUP "$nhc_pid"
 wait_for 20 "the accepted reload in /healthz" sh -c "curl -sf http://127.0.0.1:9464/healthz | grep -q '\"status\":\"ok\"'"
 say "SIGHUP: invalid config rejected and reported, valid one accepted"
 
-curl -sf http://127.0.0.1:9464/metrics | grep -q 'nhc_check_severity{check="e2e-flag",dstack_fleet_name="nhc-e2e",dstack_project_name="main"' \
+curl -sf http://127.0.0.1:9464/metrics >"$T/metrics.txt" || die "no /metrics"
+grep -q 'nhc_check_severity{check="e2e-flag",dstack_fleet_name="nhc-e2e",dstack_project_name="main"' "$T/metrics.txt" \
   || die "/metrics lacks the per-check series with dstack labels"
+# dstack's other calls (healthcheck, tasks, components) went through the proxy to the shim.
+python3 - "$T/metrics.txt" <<'PY' || die "the proxy did not pass dstack's requests through to the shim"
+import re, sys
+text = open(sys.argv[1]).read()
+def value(pattern):
+    m = re.search(pattern + r"\S* ([0-9.e+]+)", text, re.M)
+    return float(m.group(1)) if m else 0.0
+forwarded = value(r"^nhc_proxy_requests_total") - value(r'^nhc_proxy_health_answers_total\{[^}]*shim="ok"') \
+    - value(r'^nhc_proxy_health_answers_total\{[^}]*shim="down"') - value(r'^nhc_proxy_health_answers_total\{[^}]*shim="malformed"')
+health_ok = value(r'^nhc_proxy_health_answers_total\{[^}]*shim="ok"')
+print(f"proxy: {forwarded:.0f} requests passed through, {health_ok:.0f} health answers merged with the shim's")
+sys.exit(0 if forwarded >= 3 and health_ok >= 3 else 1)
+PY
 
 kill -TERM "$nhc_pid"
 wait_for 15 "the daemon to stop on SIGTERM" sh -c "! kill -0 $nhc_pid"

@@ -108,6 +108,7 @@ public final class Daemon implements AutoCloseable {
         final Duration every;
         final Duration timeout;
         final AtomicInteger inFlight = new AtomicInteger();
+        final java.util.concurrent.atomic.AtomicBoolean rerun = new java.util.concurrent.atomic.AtomicBoolean();
         volatile ScheduledFuture<?> next;
         volatile CheckResult last;
         volatile Instant finishedAt;
@@ -344,8 +345,15 @@ public final class Daemon implements AutoCloseable {
             // Still running (or stuck past its timeout): never two runs of one check at once.
             if (scheduled) {
                 schedule(s, s.every);
+                return;
             }
-            return;
+            // An event asked for a fresh look: run again as soon as the current run returns. The run
+            // may have returned between the two lines; then this call takes the rerun over itself.
+            s.rerun.set(true);
+            if (!s.inFlight.compareAndSet(0, 1)) {
+                return;
+            }
+            s.rerun.set(false);
         }
         Instant start = clock.instant();
         CompletableFuture<CheckResult> run;
@@ -355,7 +363,12 @@ public final class Daemon implements AutoCloseable {
             s.inFlight.set(0);
             return;
         }
-        run.whenComplete((r, e) -> s.inFlight.set(0));
+        run.whenComplete((r, e) -> {
+            s.inFlight.set(0);
+            if (s.rerun.getAndSet(false)) {
+                launch(s, false);
+            }
+        });
         // On a copy: orTimeout completes the future it is called on, and the run itself must stay "in flight" until it returns.
         run.copy().orTimeout(s.timeout.plus(grace).toMillis(), TimeUnit.MILLISECONDS)
                 .handle((r, e) -> {

@@ -60,10 +60,19 @@ public final class ShimProxy implements AutoCloseable {
     /** Set by the client or server library itself from the body and the target. */
     private static final Set<String> SET_BY_LIBRARY = Set.of("host", "content-length", "expect", "date");
 
-    static {
-        // Read once per JVM by the JDK server: without it a client that never finishes its headers holds a worker forever.
+    /**
+     * The JDK server reads these once per JVM, when its first server is created: every nhc server
+     * calls this before creating one. Values set on the command line win.
+     */
+    static void jdkServerDefaults() {
+        // Without a limit a client that never finishes its headers holds a worker forever.
         if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
             System.setProperty("sun.net.httpserver.maxReqTime", "30");
+        }
+        // Without TCP_NODELAY the server sends headers and body as two segments and Nagle holds the
+        // second until the client's delayed ACK: ~40 ms on every keep-alive request.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
         }
     }
 
@@ -107,6 +116,7 @@ public final class ShimProxy implements AutoCloseable {
                 .followRedirects(HttpClient.Redirect.NEVER)
                 .connectTimeout(Duration.ofSeconds(2))
                 .build();
+        jdkServerDefaults();
         try {
             this.server = HttpServer.create(listen.socketAddress(), 128);
         } catch (IOException e) {

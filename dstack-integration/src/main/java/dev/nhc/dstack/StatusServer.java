@@ -40,6 +40,7 @@ public final class StatusServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        ShimProxy.jdkServerDefaults();
         try {
             this.server = HttpServer.create(listen.socketAddress(), 32);
         } catch (IOException e) {

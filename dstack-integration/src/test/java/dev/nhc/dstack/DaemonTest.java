@@ -111,6 +111,22 @@ class DaemonTest {
     }
 
     @Test
+    void aRecheckDuringARunIsNotLostButRunsRightAfterIt() throws Exception {
+        start(write("nhc.yaml", config("""
+                  - name: slow
+                    use: test.slow
+                    every: 1h
+                    timeout: 60s
+                """)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("slow") == 1);
+        daemon.recheck(c -> true);
+        daemon.recheck(c -> true);
+        assertEquals(1, runs("slow"), "never two runs of one check at once");
+        releaseSlow.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("slow") == 2);
+    }
+
+    @Test
     void eachCheckKeepsItsOwnInterval() throws Exception {
         start(write("nhc.yaml", config("""
                   - name: hourly

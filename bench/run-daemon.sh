@@ -98,6 +98,25 @@ def timed(conn, path):
     assert r.status == 200, (path, r.status)
     return (time.perf_counter() - t0) * 1000.0
 
+# Steady state: CPU over a window of check cycles (interval 2 s), RSS at its end.
+tick = os.sysconf("SC_CLK_TCK")
+def cpu_s():
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / tick
+def status(key):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024.0
+time.sleep(5)
+c0, t0 = cpu_s(), time.time()
+time.sleep(30)
+c1, t1 = cpu_s(), time.time()
+cycles = (t1 - t0) / 2.0
+out["daemon"] = {"checks": 3, "interval_s": 2, "window_s": round(t1 - t0, 1),
+                 "cpu_ms_per_cycle": round((c1 - c0) * 1000.0 / cycles, 2),
+                 "cpu_percent": round((c1 - c0) * 100.0 / (t1 - t0), 2),
+                 "rss_mb": round(status("VmRSS"), 1), "peak_rss_mb": round(status("VmHWM"), 1)}
+
 # Latency: one keep-alive connection each, direct and through the proxy, interleaved so both see the same load.
 direct = http.client.HTTPConnection("127.0.0.1", 19999, timeout=10)
 proxied = http.client.HTTPConnection("127.0.0.1", 19998, timeout=10)
@@ -118,24 +137,7 @@ out["proxy"] = {
     "health_overhead_p50_ms": round(pct(h, 50) - pct(hd, 50), 3), "health_overhead_p99_ms": round(pct(h, 99) - pct(hd, 99), 3),
 }
 
-# Steady state: CPU over a window of check cycles (interval 2 s), RSS at its end.
-tick = os.sysconf("SC_CLK_TCK")
-def cpu_s():
-    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / tick
-def status(key):
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith(key + ":"):
-            return int(line.split()[1]) / 1024.0
-time.sleep(5)
-c0, t0 = cpu_s(), time.time()
-time.sleep(30)
-c1, t1 = cpu_s(), time.time()
-cycles = (t1 - t0) / 2.0
-out["daemon"] = {"checks": 3, "interval_s": 2, "window_s": round(t1 - t0, 1),
-                 "cpu_ms_per_cycle": round((c1 - c0) * 1000.0 / cycles, 2),
-                 "cpu_percent": round((c1 - c0) * 100.0 / (t1 - t0), 2),
-                 "rss_mb": round(status("VmRSS"), 1), "peak_rss_mb": round(status("VmHWM"), 1)}
+out["daemon"]["rss_after_proxy_load_mb"] = round(status("VmRSS"), 1)
 
 # Trigger -> verdict: the same path an NVML XID event takes (Daemon.recheck), driven by POST /v1/recheck.
 if have_flag:
@@ -170,7 +172,7 @@ print(f"proxy pass-through GET /api/tasks: direct p50 {pr['direct_p50_ms']} ms p
       f"-> overhead p50 {pr['overhead_p50_ms']} ms, p99 {pr['overhead_p99_ms']} ms")
 print(f"health route (shim asked + merged): p50 {pr['health_p50_ms']} ms, p99 {pr['health_p99_ms']} ms "
       f"(overhead over the shim's own answer p50 {pr['health_overhead_p50_ms']} ms, p99 {pr['health_overhead_p99_ms']} ms)")
-print(f"steady state: RSS {dm['rss_mb']} MB (peak {dm['peak_rss_mb']} MB), CPU {dm['cpu_ms_per_cycle']} ms per cycle ({dm['cpu_percent']} % of one core)")
+print(f"steady state (before the proxy load): RSS {dm['rss_mb']} MB, after the proxy load {dm['rss_after_proxy_load_mb']} MB; CPU {dm['cpu_ms_per_cycle']} ms per cycle ({dm['cpu_percent']} % of one core)")
 if "trigger_to_verdict" in out:
     t = out["trigger_to_verdict"]
     print(f"trigger -> changed verdict: median {t['median_ms']} ms, max {t['max_ms']} ms over {t['runs']} runs")

@@ -54,8 +54,11 @@ final class ClearCommand implements Callable<Integer> {
             }
             try (RunLock held = lock.get()) {
                 StateStore state = new StateStore(dir);
+                dev.nhc.engine.probe.ProbeRegistry registry = dev.nhc.engine.probe.ProbeRegistry.load();
                 for (String name : checks) {
-                    state.section("check." + name).clear();
+                    dev.nhc.engine.state.StateSection section = state.section("check." + name);
+                    String use = cfg.check(name).get().use();
+                    registry.find(use).ifPresentOrElse(p -> p.clear(section), section::clear);
                     state.section("rules." + name).clear();
                     state.section("schedule").remove("last_run." + name);
                     state.section("schedule").remove("last_findings." + name);

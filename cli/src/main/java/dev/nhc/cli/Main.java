@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
                         + "verdict into what the scheduler understands: Slurm's DRAIN, FAIL and RESUME, or dstack's "
                         + "healthy, warning and failure.",
                 ""},
-        subcommands = {RunCommand.class, DaemonCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
+        subcommands = {RunCommand.class, ReplayCommand.class, DaemonCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
                 VersionCommand.class, CommandLine.HelpCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {
@@ -36,7 +36,15 @@ public final class Main implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(run(args));
+        int code;
+        try {
+            code = run(args);
+        } catch (Throwable t) {
+            // Errors (a broken site jar, a missing class) bypass picocli's handler; the contract still holds.
+            System.err.println("nhc: internal error: " + ExitCodes.describe(t) + " (please report this; nothing was done)");
+            code = ExitCodes.INTERNAL;
+        }
+        System.exit(code);
     }
 
     /** Runs nhc with these arguments and returns the exit code (tests call this in-process). */

@@ -13,9 +13,11 @@ import dev.nhc.engine.state.StateSection;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -48,8 +50,14 @@ public final class RulesEvaluator implements Evaluator {
             if (rules == null) {
                 return List.of(invalid(check, spec));
             }
+            // An entity the probe judged itself (a lost GPU, a missing mount) gets no extra PASS from the rules.
+            Set<String> judgedByProbe = new HashSet<>();
+            result.findings().forEach(f -> judgedByProbe.add(f.entity()));
             for (Observation o : result.observations()) {
-                out.add(rules.judge(o, check));
+                Finding judged = rules.judge(o, check);
+                if (judged.severity() != Severity.PASS || !judgedByProbe.contains(o.entity())) {
+                    out.add(judged);
+                }
             }
         }
         for (Finding f : result.findings()) {

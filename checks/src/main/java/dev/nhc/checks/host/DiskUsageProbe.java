@@ -34,7 +34,8 @@ public final class DiskUsageProbe implements Probe {
     private static final ProbeSpec SPEC = ProbeSpec.builder("disk.usage",
                     "Space and inodes of a mounted filesystem, as df and df -i compute them: used_percent is "
                             + "used / (used + available to users), so the blocks reserved for root count as full. "
-                            + "Fails when the mount point is not mounted.")
+                            + "Fails when the mount point is not mounted. A filesystem whose server does not answer "
+                            + "(dead NFS) makes the check time out as UNKNOWN; disk.writable fails on that.")
             .entities("the mount point given by 'mount'")
             .param(ParamSpec.required("mount", ParamType.STRING, "mount point to measure, e.g. / or /scratch (must be in /proc/self/mounts)"))
             .field("used_percent", Unit.PERCENT, "space used, as df's Use% (reserved blocks excluded from the total)")
@@ -54,7 +55,9 @@ public final class DiskUsageProbe implements Probe {
     private final FsStat fsStat;
 
     public DiskUsageProbe() {
-        this(Statvfs::of);
+        // A lambda, not a method reference: Statvfs (and with it JNA) is loaded only when a
+        // disk.usage check actually runs, not whenever the probe registry is built.
+        this(path -> Statvfs.of(path));
     }
 
     DiskUsageProbe(FsStat fsStat) {

@@ -17,7 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -26,7 +28,8 @@ import java.util.concurrent.TimeoutException;
  * {@code disk.writable}: creates, writes and removes a small file in a directory. The I/O runs in
  * its own daemon thread and the probe stops waiting after {@code timeout} (or what is left of the
  * check's time), so a hung NFS server makes this check FAIL on time instead of hanging the run; the
- * stuck thread is left behind and removes its file if the server ever answers.
+ * stuck thread is left behind and removes its file if the server ever answers. Until it does, later
+ * runs (the daemon's) fail at once instead of stranding another thread.
  *
  * <p>The directory is resolved under the system root ({@code settings.root}, "/" in production),
  * like the /proc and /sys files, so that tests can point it at a temp directory.
@@ -43,7 +46,8 @@ public final class DiskWritableProbe implements Probe {
     private static final ProbeSpec SPEC = ProbeSpec.builder("disk.writable",
                     "A directory accepts a new file: creates a uniquely named file (.nhc-write-<host>-…), writes a "
                             + "few bytes, closes and removes it. Fails when that errs (e.g. Read-only file system) or "
-                            + "does not finish within the timeout (a hung NFS or Lustre server).")
+                            + "does not finish within the timeout (a hung NFS or Lustre server); while such an attempt "
+                            + "is still stuck, later runs fail at once instead of starting another.")
             .entities("the directory given by 'path'")
             .param(ParamSpec.required("path", ParamType.STRING, "directory to write in, e.g. /scratch or /tmp"))
             .param(ParamSpec.optional("timeout", ParamType.DURATION, Duration.ofSeconds(5),
@@ -53,6 +57,12 @@ public final class DiskWritableProbe implements Probe {
             .build();
 
     private final WriteTest writeTest;
+    /**
+     * Directories whose write test is still stuck, with when it started (nanoTime). The daemon runs
+     * this check again and again; without this, every run against a dead server would strand one
+     * more thread in the kernel.
+     */
+    private final Map<Path, Long> stuck = new ConcurrentHashMap<>();
 
     public DiskWritableProbe() {
         this(DiskWritableProbe::createWriteRemove);
@@ -77,6 +87,16 @@ public final class DiskWritableProbe implements Probe {
         Duration limit = limit(ctx.params().duration("timeout"), ctx.remaining());
         String prefix = ".nhc-write-" + ctx.hostname() + "-";
 
+        ProbeResult.Builder result = ProbeResult.builder();
+        long start = System.nanoTime();
+        Long earlier = stuck.putIfAbsent(dir, start);
+        if (earlier != null) {
+            Duration since = Duration.ofNanos(start - earlier);
+            return result.observe(Observation.of(path).build())
+                    .finding(Finding.of(path, Severity.FAIL, path + " did not answer: a write test started "
+                            + Runner.human(since) + " ago is still waiting"))
+                    .build();
+        }
         CompletableFuture<Void> done = new CompletableFuture<>();
         Thread worker = new Thread(() -> {
             try {
@@ -84,12 +104,12 @@ public final class DiskWritableProbe implements Probe {
                 done.complete(null);
             } catch (Throwable t) {
                 done.completeExceptionally(t);
+            } finally {
+                stuck.remove(dir);
             }
         }, "nhc-writable " + path);
         worker.setDaemon(true);
-        long start = System.nanoTime();
         worker.start();
-        ProbeResult.Builder result = ProbeResult.builder();
         try {
             done.get(limit.toNanos(), TimeUnit.NANOSECONDS);
             double seconds = (System.nanoTime() - start) / 1e9;
@@ -101,7 +121,7 @@ public final class DiskWritableProbe implements Probe {
                     .build();
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof IOException io)) {
-                throw e;
+                throw e.getCause() instanceof Exception cause ? cause : e;
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             return result.observe(Observation.of(path).put("writable", false).put("write_seconds", seconds).build())
@@ -124,8 +144,14 @@ public final class DiskWritableProbe implements Probe {
         try {
             // Closing is what reports a failed write on NFS (close-to-open), so write and close, no fsync.
             Files.write(file, "nhc write test\n".getBytes(StandardCharsets.US_ASCII));
-        } finally {
-            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // The write's error is the one to report.
+            }
+            throw e;
         }
+        Files.delete(file);
     }
 }

@@ -24,7 +24,10 @@ import java.nio.file.Path;
  * thread, which the runner abandons at the check's timeout.
  */
 final class Statvfs {
-    private static final Logger LOG = LoggerFactory.getLogger(Statvfs.class);
+    /** Looked up when something is logged, not at class load: initialising logging costs a one-shot run ~50-100 ms it rarely needs. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(Statvfs.class);
+    }
     static final int SIZE = 112;
 
     /** Counts in fragments ({@code frsize}) for space, plain numbers for inodes; {@code files < 0}: inodes unknown. */
@@ -51,7 +54,7 @@ final class Statvfs {
                 return viaLibc(path);
             } catch (LinkageError e) {
                 nativeBroken = true;
-                LOG.warn("statvfs through JNA is not available ({}); disk space comes from Java's FileStore and inode counts are unknown", e.toString());
+                log().warn("statvfs through JNA is not available ({}); disk space comes from Java's FileStore and inode counts are unknown", e.toString());
             }
         }
         return viaFileStore(path);

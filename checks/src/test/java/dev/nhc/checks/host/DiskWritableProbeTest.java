@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
@@ -79,6 +80,36 @@ class DiskWritableProbeTest {
         assertEquals("/nfs/home did not answer within 300ms", f.message());
         assertEquals(Map.of(), r.observations().get(0).fields());
         await().atMost(Duration.ofSeconds(5)).untilTrue(interrupted);
+    }
+
+    @Test
+    void aStuckWriteIsNotRepeatedUntilItReturns() throws Exception {
+        CountDownLatch server = new CountDownLatch(1);
+        AtomicInteger attempts = new AtomicInteger();
+        DiskWritableProbe probe = new DiskWritableProbe((dir, prefix) -> {
+            attempts.incrementAndGet();
+            // Like a thread in D state: an interrupt does not get it out; only the server does.
+            while (true) {
+                try {
+                    server.await();
+                    return;
+                } catch (InterruptedException ignored) {
+                    // keep waiting
+                }
+            }
+        });
+        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("path", "/nfs/home", "timeout", Duration.ofMillis(200)));
+        Files.createDirectories(ctx.sys("/nfs/home"));
+        assertEquals("/nfs/home did not answer within 200ms", probe.probe(ctx).findings().get(0).message());
+        Finding again = probe.probe(ctx).findings().get(0);
+        assertEquals(Severity.FAIL, again.severity());
+        assertTrue(again.message().startsWith("/nfs/home did not answer: a write test started "), again.message());
+        assertTrue(again.message().endsWith(" ago is still waiting"), again.message());
+        assertEquals(1, attempts.get());
+
+        server.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> probe.probe(ctx).findings().isEmpty());
+        assertEquals(2, attempts.get());
     }
 
     @Test

@@ -14,13 +14,18 @@ public final class Logging {
     }
 
     public static void apply(Settings settings) {
+        Object file = settings.get("log_file");
+        String level = String.valueOf(settings.get("log_level"));
+        // With the defaults there is nothing to change, and touching logback would initialise it,
+        // which a one-shot run pays for only when it actually logs something.
+        if (file == null && "warn".equalsIgnoreCase(level)) {
+            return;
+        }
         if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx) || NhcLogbackConfigurator.overridden()) {
             return;
         }
         Logger root = ctx.getLogger(Logger.ROOT_LOGGER_NAME);
-        String level = String.valueOf(settings.get("log_level"));
         root.setLevel(Level.toLevel(level, Level.WARN));
-        Object file = settings.get("log_file");
         if (file != null) {
             PatternLayoutEncoder enc = new PatternLayoutEncoder();
             enc.setContext(ctx);

@@ -140,8 +140,9 @@ public final class ConfigLoader {
 
         Map<String, Params> sectionValues = new LinkedHashMap<>();
         for (ConfigSection section : sections.values()) {
-            sectionValues.put(section.key(), ParamConverter.convert(section.key(), root.get(section.key()), root.location(),
-                    section.params(), problems));
+            Params values = ParamConverter.convert(section.key(), root.get(section.key()), root.location(), section.params(), problems);
+            section.validate(values, root.get(section.key()), problems);
+            sectionValues.put(section.key(), values);
         }
 
         List<CheckConfig> checks = new ArrayList<>();

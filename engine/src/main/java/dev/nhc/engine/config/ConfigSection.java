@@ -14,4 +14,13 @@ public interface ConfigSection {
     String description();
 
     List<ParamSpec> params();
+
+    /**
+     * Checks the converted values beyond their types (ranges, allowed words), so that a bad value is
+     * a config error with its location instead of a surprise at run time.
+     *
+     * @param node the section as written, or null when the config has none (defaults only)
+     */
+    default void validate(dev.nhc.engine.probe.Params values, ConfigNode node, Problems problems) {
+    }
 }

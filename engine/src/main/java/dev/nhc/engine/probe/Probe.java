@@ -19,4 +19,14 @@ public interface Probe {
      * message must say what could not be read, e.g. "cannot read /proc/meminfo: No such file".
      */
     ProbeResult probe(ProbeContext ctx) throws Exception;
+
+    /**
+     * Forgets what this probe remembers about the node ({@code nhc clear CHECK} after a repair):
+     * latched events, counters. The default empties the check's state section. A probe that also
+     * keeps a read position there (a kernel log cursor) overrides this to keep the position, so
+     * that the lines it already judged are not judged, and latched, again.
+     */
+    default void clear(dev.nhc.engine.state.StateSection state) {
+        state.clear();
+    }
 }

@@ -30,7 +30,19 @@ public final class ProbeRegistry {
 
     public static ProbeRegistry load(ClassLoader loader) {
         List<Probe> found = new ArrayList<>();
-        ServiceLoader.load(Probe.class, loader).forEach(found::add);
+        java.util.Iterator<Probe> it = ServiceLoader.load(Probe.class, loader).iterator();
+        while (true) {
+            try {
+                if (!it.hasNext()) {
+                    break;
+                }
+                found.add(it.next());
+            } catch (java.util.ServiceConfigurationError | LinkageError e) {
+                // One broken probe jar must not take every other check down with it; a config
+                // that uses the missing probe gets "unknown probe" with the list of those present.
+                org.slf4j.LoggerFactory.getLogger(ProbeRegistry.class).warn("a probe could not be loaded and is left out: {}", e.getMessage());
+            }
+        }
         return new ProbeRegistry(found);
     }
 

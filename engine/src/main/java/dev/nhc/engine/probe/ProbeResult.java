@@ -11,12 +11,23 @@ import java.util.List;
  * itself (a lost GPU, a missing mount, an unreadable source as UNKNOWN). Findings need no check
  * name; the runner fills it in. {@code skipped} non-null means the probe had nothing to look at
  * (e.g. replay without the capture it needs): the check is reported as skipped with that reason.
+ * {@code carriedOver}: the probe did not look now but reports what it found earlier (a diagnostic
+ * that must not run while jobs use the GPUs); for an {@code every:} check this is not a run, so the
+ * next real one is not pushed back.
  */
-public record ProbeResult(List<Observation> observations, List<Finding> findings, String skipped) {
+public record ProbeResult(List<Observation> observations, List<Finding> findings, String skipped, boolean carriedOver) {
 
     public ProbeResult {
         observations = List.copyOf(observations);
         findings = List.copyOf(findings);
+    }
+
+    public ProbeResult(List<Observation> observations, List<Finding> findings, String skipped) {
+        this(observations, findings, skipped, false);
+    }
+
+    public ProbeResult asCarriedOver() {
+        return new ProbeResult(observations, findings, skipped, true);
     }
 
     public static ProbeResult of(Observation... observations) {

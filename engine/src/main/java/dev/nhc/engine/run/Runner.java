@@ -42,7 +42,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * in the report: FAIL for probes whose spec says a hang means sickness (GPU), UNKNOWN otherwise.
  */
 public final class Runner {
-    private static final Logger LOG = LoggerFactory.getLogger(Runner.class);
+    /** Looked up when something is logged, not at class load: initialising logging costs a one-shot run ~50-100 ms it rarely needs. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(Runner.class);
+    }
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final ProbeRegistry registry;
@@ -119,6 +122,7 @@ public final class Runner {
         Map<String, Future<ProbeResult>> futures = new LinkedHashMap<>();
         Map<String, Instant> startedAt = new HashMap<>();
         Map<String, Instant> dueBy = new HashMap<>();
+        java.util.Set<String> carried = new java.util.HashSet<>();
         Map<String, Object> settings = config.settings().values().asMap();
         for (CheckConfig check : checks) {
             Probe probe = registry.find(check.use()).orElseThrow();
@@ -139,6 +143,9 @@ public final class Runner {
             try {
                 long waitNanos = Math.max(0, Duration.between(clock.instant(), limit).toNanos());
                 ProbeResult pr = f.get(waitNanos, TimeUnit.NANOSECONDS);
+                if (pr.carriedOver()) {
+                    carried.add(check.name());
+                }
                 r = judge(check, probe, pr, req, elapsed(start));
             } catch (TimeoutException | CancellationException e) {
                 f.cancel(true);
@@ -150,11 +157,11 @@ public final class Runner {
                 Finding finding = new Finding(check.name(), "node", s, why,
                         probe.spec().timeoutFails() ? Remedy.REBOOT : Remedy.NONE, check.slurmState(), Map.of());
                 r = finish(check, CheckStatus.TIMED_OUT, List.of(finding), List.of(), elapsed(start), why, req);
-                LOG.warn("check {}: {}", check.name(), why);
+                log().warn("check {}: {}", check.name(), why);
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause() == null ? e : e.getCause();
                 String why = "cannot run: " + describe(cause);
-                LOG.debug("check {} failed", check.name(), cause);
+                log().debug("check {} failed", check.name(), cause);
                 Finding finding = new Finding(check.name(), "node", Severity.UNKNOWN, why, Remedy.NONE, null, Map.of());
                 r = finish(check, CheckStatus.ERROR, List.of(finding), List.of(), elapsed(start), why, req);
             } catch (InterruptedException e) {
@@ -163,7 +170,7 @@ public final class Runner {
                 r = finish(check, CheckStatus.ERROR, List.of(finding), List.of(), elapsed(start), "interrupted", req);
             }
             results.put(check.name(), r);
-            if (check.every() != null && r.status() != CheckStatus.SKIPPED) {
+            if (check.every() != null && r.status() != CheckStatus.SKIPPED && !carried.contains(check.name())) {
                 remember(check, r, schedule);
             }
         }
@@ -178,7 +185,7 @@ public final class Runner {
         try {
             findings = evaluator.evaluate(check, probe.spec(), pr, memory);
         } catch (RuntimeException e) {
-            LOG.debug("rules of check {} failed", check.name(), e);
+            log().debug("rules of check {} failed", check.name(), e);
             findings = List.of(new Finding(check.name(), "node", Severity.UNKNOWN, "cannot judge: " + describe(e), Remedy.NONE, null, Map.of()));
         }
         return finish(check, CheckStatus.COMPLETED, findings, pr.observations(), ms, null, req);

@@ -27,7 +27,10 @@ import java.util.Map;
  * half-written file; a file that cannot be read is moved aside with a warning and the section starts empty.
  */
 public final class StateStore {
-    private static final Logger LOG = LoggerFactory.getLogger(StateStore.class);
+    /** Looked up when something is logged, not at class load: initialising logging costs a one-shot run ~50-100 ms it rarely needs. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(StateStore.class);
+    }
 
     private final Path dir;
     private final Map<String, StateSection> sections = new LinkedHashMap<>();
@@ -80,7 +83,7 @@ public final class StateStore {
             } catch (IOException moveFailed) {
                 msg = "state file " + f + " was unreadable (" + oneLine(e) + ") and could not be moved aside: " + oneLine(moveFailed);
             }
-            LOG.warn(msg);
+            log().warn(msg);
             warnings.add(msg);
             return Map.of();
         }

@@ -161,6 +161,23 @@ class RunnerTest {
     }
 
     @Test
+    void aCarriedOverResultDoesNotCountAsARunOfAnEveryCheck() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        probes.add(new ScriptedProbe("test.busy", false, ctx -> {
+            calls.incrementAndGet();
+            return ProbeResult.builder().finding(Finding.of("GPU 0", Severity.FAIL, "from an earlier diag")).build().asCarriedOver();
+        }));
+        Config c = config("  - { name: diag, use: test.busy, every: 6h }\n");
+        StateStore state = new StateStore(dir);
+        Verdict first = runner().run(RunRequest.of(c, "gpu-001", state));
+        state.flush();
+        Verdict second = runner().run(RunRequest.of(c, "gpu-001", new StateStore(dir)));
+        assertEquals(Severity.FAIL, first.severity());
+        assertEquals(Severity.FAIL, second.severity());
+        assertEquals(2, calls.get(), "still due: the probe is asked again until it really runs");
+    }
+
+    @Test
     void runsLastProbesSeeTheOthersObservations() throws Exception {
         probes.add(new ScriptedProbe("test.temp", false, ctx -> ProbeResult.of(Observation.of("GPU 0").put("value", 91).build())));
         ProbeSpec lastSpec = ProbeSpec.builder("test.js", "judges others").runsLast().build();

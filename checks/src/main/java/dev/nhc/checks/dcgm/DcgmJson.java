@@ -1,0 +1,93 @@
+package dev.nhc.checks.dcgm;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.jr.ob.JSON;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+
+/** JSON as dcgmi prints it, read into plain maps and lists, with errors that say where. */
+final class DcgmJson {
+    private DcgmJson() {
+    }
+
+    /**
+     * Parses {@code text} as one JSON document. dcgmi sometimes prints a line before the JSON
+     * (e.g. a status sentence), so anything before the first '{' is ignored; line numbers in
+     * errors still count from the start of {@code text}.
+     */
+    static Object parse(String text, String what) throws DcgmOutputException {
+        int start = text.indexOf('{');
+        if (start < 0) {
+            throw new DcgmOutputException("cannot parse " + what + ": no JSON object in it (first line: "
+                    + shorten(firstLine(text)) + ")");
+        }
+        int lineOffset = (int) text.substring(0, start).chars().filter(c -> c == '\n').count();
+        try {
+            return JSON.std.anyFrom(text.substring(start));
+        } catch (JsonProcessingException e) {
+            JsonLocation loc = e.getLocation();
+            String where = loc == null ? "" : " at line " + (loc.getLineNr() + lineOffset) + ", column " + loc.getColumnNr();
+            throw new DcgmOutputException("cannot parse " + what + where + ": " + e.getOriginalMessage().lines().findFirst().orElse(""));
+        } catch (IOException e) {
+            throw new DcgmOutputException("cannot parse " + what + ": " + e.getMessage());
+        }
+    }
+
+    /** The 1-based line on which {@code "key"} first appears, for errors about the shape of the document. */
+    static int lineOf(String text, String key) {
+        int i = text.indexOf('"' + key + '"');
+        if (i < 0) {
+            return 1;
+        }
+        return 1 + (int) text.substring(0, i).chars().filter(c -> c == '\n').count();
+    }
+
+    static String kind(Object v) {
+        if (v instanceof Map) {
+            return "an object";
+        }
+        if (v instanceof List) {
+            return "a list";
+        }
+        if (v == null) {
+            return "null";
+        }
+        return v instanceof String ? "a string" : "a " + v.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    static String firstLine(String text) {
+        for (String l : text.split("\n")) {
+            if (!l.isBlank()) {
+                return l.strip();
+            }
+        }
+        return "";
+    }
+
+    static String shorten(String s) {
+        return s.length() > 120 ? s.substring(0, 120) + "…" : s;
+    }
+
+    /** "GPU"/0 → gpu0, the way nhc names GPUs everywhere; other DCGM entity groups keep their name. */
+    static String entity(String group, Object id) {
+        String g = group == null ? "gpu" : group.strip();
+        String name = switch (g.toUpperCase(java.util.Locale.ROOT)) {
+            case "GPU" -> "gpu";
+            case "SWITCH", "NVSWITCH" -> "nvswitch";
+            default -> g.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9_]", "");
+        };
+        return name + String.valueOf(id).strip();
+    }
+
+    /** dcgmi's output did not have the shape nhc knows; the message says where and what. */
+    static final class DcgmOutputException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        DcgmOutputException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.nhc.checks.dcgm;
+
+import dev.nhc.checks.support.ProcessRunner;
+import dev.nhc.engine.probe.ProbeContext;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The {@code dcgmi} command line tool as both DCGM probes use it: where it is, how to run it under
+ * the check's time limit, and how to tell "DCGM is not there or not running" from a real answer.
+ */
+final class Dcgmi {
+    static final String INSTALL_HINT = "install DCGM (package datacenter-gpu-manager, or datacenter-gpu-manager-4-core) "
+            + "or set 'with: { dcgmi: PATH }' / settings.dcgmi";
+    static final String START_HINT = "start the DCGM host engine: systemctl start nvidia-dcgm (or run nv-hostengine)";
+    // what is left of the check's time once dcgmi is killed: enough to report the kill
+    private static final Duration REPORT_SLACK = Duration.ofMillis(300);
+
+    private final Path path;
+
+    private Dcgmi(Path path) {
+        this.path = path;
+    }
+
+    Path path() {
+        return path;
+    }
+
+    /**
+     * Finds dcgmi: {@code with: { dcgmi }}, else {@code settings.dcgmi}, else nhc's own PATH and
+     * the usual install directories. Throws with the places looked at when none is executable.
+     */
+    static Dcgmi locate(ProbeContext ctx) throws DcgmUnavailable {
+        String configured = ctx.params().string("dcgmi");
+        String where = "with: { dcgmi }";
+        if (configured == null && ctx.setting("dcgmi") != null) {
+            configured = ctx.setting("dcgmi").toString();
+            where = "settings.dcgmi";
+        }
+        if (configured != null) {
+            Path p = Path.of(configured);
+            if (!Files.isExecutable(p)) {
+                throw new DcgmUnavailable("dcgmi not found at " + configured + " (from " + where + "): " + INSTALL_HINT);
+            }
+            return new Dcgmi(p);
+        }
+        List<String> dirs = new ArrayList<>();
+        String envPath = System.getenv("PATH");
+        if (envPath != null) {
+            dirs.addAll(List.of(envPath.split(":")));
+        }
+        dirs.addAll(List.of("/usr/bin", "/usr/local/bin", "/usr/sbin"));
+        for (String d : dirs) {
+            if (d.isEmpty()) {
+                continue;
+            }
+            Path p = Path.of(d, "dcgmi");
+            if (Files.isExecutable(p)) {
+                return new Dcgmi(p);
+            }
+        }
+        throw new DcgmUnavailable("dcgmi not found on PATH or in /usr/bin, /usr/local/bin: " + INSTALL_HINT);
+    }
+
+    /** Runs dcgmi with these arguments; it is killed with everything it started when the check's time is up. */
+    ProcessRunner.Result run(ProbeContext ctx, String... args) throws IOException {
+        List<String> argv = new ArrayList<>();
+        argv.add(path.toString());
+        argv.addAll(List.of(args));
+        Duration budget = ctx.remaining().minus(REPORT_SLACK);
+        if (budget.compareTo(Duration.ofMillis(100)) < 0) {
+            budget = Duration.ofMillis(100);
+        }
+        return ProcessRunner.of(argv).cleanEnvironment().timeout(budget).outputCap(4 << 20).run();
+    }
+
+    /**
+     * The admin-facing reason when dcgmi could not talk to the host engine, or null when the
+     * output is something else. dcgmi words this differently across versions ("Unable to
+     * connect to host engine", "unable to establish a connection to the specified host",
+     * "Host engine connection invalid/disconnected").
+     */
+    static String hostEngineProblem(ProcessRunner.Result o) {
+        String all = (o.stdout() + "\n" + o.stderr()).toLowerCase(Locale.ROOT);
+        if (all.contains("unable to connect to host engine") || all.contains("unable to establish a connection")
+                || all.contains("host engine connection invalid") || all.contains("connection to host engine")
+                || all.contains("is the host engine running") || all.contains("host engine is not running")) {
+            return "DCGM host engine is not reachable (dcgmi: " + quote(o) + "): " + START_HINT;
+        }
+        return null;
+    }
+
+    /** A short quote of what dcgmi said, for messages. */
+    static String quote(ProcessRunner.Result o) {
+        String line = o.firstLine();
+        if (line.isEmpty()) {
+            return "no output, exit code " + o.exitCode();
+        }
+        return line.length() > 200 ? line.substring(0, 200) + "…" : line;
+    }
+
+    /** dcgmi could not be used at all; the message tells the admin what to install or start. */
+    static final class DcgmUnavailable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        DcgmUnavailable(String message) {
+            super(message);
+        }
+    }
+}

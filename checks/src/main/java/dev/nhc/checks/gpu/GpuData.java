@@ -1,0 +1,22 @@
+package dev.nhc.checks.gpu;
+
+/** The kinds of GPU data a probe needs; a capture may hold some and not others, and the probes whose data is absent are skipped. */
+public enum GpuData {
+    INVENTORY("inventory (names, UUIDs, bus ids)"),
+    ECC("ECC counters"),
+    MEMORY_REPAIR("row remapping / retired pages"),
+    PCIE("PCIe link"),
+    NVLINK("NVLink state"),
+    THERMAL("temperatures and clock events"),
+    POWER("power readings");
+
+    private final String description;
+
+    GpuData(String description) {
+        this.description = description;
+    }
+
+    public String description() {
+        return description;
+    }
+}

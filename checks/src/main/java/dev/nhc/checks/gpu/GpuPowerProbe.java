@@ -1,0 +1,52 @@
+package dev.nhc.checks.gpu;
+
+import dev.nhc.engine.probe.DefaultRule;
+import dev.nhc.engine.probe.Probe;
+import dev.nhc.engine.probe.ProbeContext;
+import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.engine.units.Unit;
+
+import java.util.Map;
+
+/** {@code gpu.power}: power draw against the enforced limit. DCGM's power watch warns when the power cannot be read at all. */
+public final class GpuPowerProbe implements Probe {
+
+    private static final ProbeSpec SPEC = ProbeSpec.builder("gpu.power", "power draw against the enforced power limit; unreadable power warns")
+            .entities("one per GPU (GPU <index>)")
+            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
+            .field("pci_bus_id", Unit.TEXT, "PCI bus id")
+            .field("power", Unit.WATTS, "power draw")
+            .field("power_limit", Unit.WATTS, "enforced power limit")
+            .field("power_percent", Unit.PERCENT, "power draw as a share of the enforced limit")
+            .field("power_readable", Unit.BOOLEAN, "whether the power draw could be read")
+            .rule(DefaultRule.warn(Map.of("power_readable", false),
+                    "{gpu}: power draw cannot be read (DCGM: power unreadable)"))
+            .rule(DefaultRule.warn(Map.of("power_percent", "> 100"),
+                    "{gpu}: drawing {power}, above its enforced limit {power_limit}"))
+            .timeoutFails()
+            .build();
+
+    @Override
+    public ProbeSpec spec() {
+        return SPEC;
+    }
+
+    @Override
+    public ProbeResult probe(ProbeContext ctx) throws Exception {
+        return GpuScan.run(ctx, GpuData.POWER, false, (gpu, out) -> {
+            Long mw = gpu.powerUsageMilliwatts();
+            Long limitMw = gpu.enforcedPowerLimitMilliwatts();
+            out.put("power_readable", mw != null);
+            if (mw != null) {
+                out.put("power", mw / 1000.0);
+            }
+            if (limitMw != null) {
+                out.put("power_limit", limitMw / 1000.0);
+            }
+            if (mw != null && limitMw != null && limitMw > 0) {
+                out.put("power_percent", 100.0 * mw / limitMw);
+            }
+        });
+    }
+}

@@ -1,0 +1,26 @@
+package dev.nhc.checks.gpu;
+
+import java.util.List;
+
+/**
+ * Where the GPU probes read from: live NVML on this node, or a capture replayed by
+ * {@code nhc replay}. A replay puts its source into the probes' context
+ * ({@code ProbeContext.service(GpuSource.class)}); without one the probes open NVML.
+ */
+public interface GpuSource {
+
+    /** For messages: "NVML (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1)", "nvidia-smi -q capture ticket-1234.txt". */
+    String description();
+
+    /** Whether this source holds data of this kind; live NVML holds all. */
+    boolean provides(GpuData kind);
+
+    /** The driver version, or null when not known. */
+    String driverVersion() throws GpuSourceException;
+
+    /**
+     * The GPUs the driver reports, in index order. A GPU whose handle cannot be opened is still in
+     * the list; its calls throw the error that opening it gave.
+     */
+    List<GpuDevice> devices() throws GpuSourceException;
+}

@@ -1,0 +1,193 @@
+package dev.nhc.checks.gpu.capture;
+
+import dev.nhc.checks.gpu.GpuDevice;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One GPU as an nvidia-smi capture shows it. Values the capture says are {@code N/A} or
+ * {@code Not Supported}, or does not show at all, are null: the same "absent" as NVML's
+ * NOT_SUPPORTED, so the probes judge a capture exactly as they judge live NVML.
+ */
+public final class CapturedGpu implements GpuDevice {
+    final int index;
+    String pciBusId;
+    String name;
+    String uuid;
+    Boolean persistenceMode;
+    Boolean eccEnabled;
+    /** By the fake-NVML scenario's keys: volatile_corrected, aggregate_dram_uncorrected, … */
+    final Map<String, Long> ecc = new LinkedHashMap<>();
+    RemappedRows remappedRows;
+    Long retiredSbe;
+    Long retiredDbe;
+    Boolean retiredPending;
+    Long pcieGen;
+    Long pcieMaxGen;
+    Long pcieWidth;
+    Long pcieMaxWidth;
+    Long pcieReplays;
+    /** Per link, whether it is up; null when the capture holds no NVLink status for this GPU. */
+    List<Boolean> nvlinks;
+    Long temperature;
+    Long memoryTemperature;
+    final Map<TemperatureThreshold, Long> thresholds = new EnumMap<>(TemperatureThreshold.class);
+    Long clocksEventReasons;
+    Long powerMilliwatts;
+    Long powerLimitMilliwatts;
+
+    CapturedGpu(int index) {
+        this.index = index;
+    }
+
+    /** Copies what {@code other} (another capture of the same GPU) holds and this one does not. */
+    void fillFrom(CapturedGpu other) {
+        pciBusId = pciBusId != null ? pciBusId : other.pciBusId;
+        name = name != null ? name : other.name;
+        uuid = uuid != null ? uuid : other.uuid;
+        persistenceMode = persistenceMode != null ? persistenceMode : other.persistenceMode;
+        eccEnabled = eccEnabled != null ? eccEnabled : other.eccEnabled;
+        other.ecc.forEach(ecc::putIfAbsent);
+        remappedRows = remappedRows != null ? remappedRows : other.remappedRows;
+        retiredSbe = retiredSbe != null ? retiredSbe : other.retiredSbe;
+        retiredDbe = retiredDbe != null ? retiredDbe : other.retiredDbe;
+        retiredPending = retiredPending != null ? retiredPending : other.retiredPending;
+        pcieGen = pcieGen != null ? pcieGen : other.pcieGen;
+        pcieMaxGen = pcieMaxGen != null ? pcieMaxGen : other.pcieMaxGen;
+        pcieWidth = pcieWidth != null ? pcieWidth : other.pcieWidth;
+        pcieMaxWidth = pcieMaxWidth != null ? pcieMaxWidth : other.pcieMaxWidth;
+        pcieReplays = pcieReplays != null ? pcieReplays : other.pcieReplays;
+        nvlinks = nvlinks != null ? nvlinks : other.nvlinks == null ? null : new ArrayList<>(other.nvlinks);
+        temperature = temperature != null ? temperature : other.temperature;
+        memoryTemperature = memoryTemperature != null ? memoryTemperature : other.memoryTemperature;
+        other.thresholds.forEach(thresholds::putIfAbsent);
+        clocksEventReasons = clocksEventReasons != null ? clocksEventReasons : other.clocksEventReasons;
+        powerMilliwatts = powerMilliwatts != null ? powerMilliwatts : other.powerMilliwatts;
+        powerLimitMilliwatts = powerLimitMilliwatts != null ? powerLimitMilliwatts : other.powerLimitMilliwatts;
+    }
+
+    static String eccKey(EccCounter c, EccError t, MemoryLocation l) {
+        return c.name().toLowerCase(java.util.Locale.ROOT) + "_" + (l == null ? "" : l.name().toLowerCase(java.util.Locale.ROOT) + "_")
+                + t.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @Override
+    public int index() {
+        return index;
+    }
+
+    @Override
+    public String pciBusId() {
+        return pciBusId;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String uuid() {
+        return uuid;
+    }
+
+    @Override
+    public Boolean persistenceMode() {
+        return persistenceMode;
+    }
+
+    @Override
+    public Boolean eccEnabled() {
+        return eccEnabled;
+    }
+
+    @Override
+    public Long eccErrors(EccCounter counter, EccError type, MemoryLocation location) {
+        return ecc.get(eccKey(counter, type, location));
+    }
+
+    @Override
+    public RemappedRows remappedRows() {
+        return remappedRows;
+    }
+
+    @Override
+    public Long retiredPages(RetirementCause cause) {
+        return cause == RetirementCause.DOUBLE_BIT_ECC ? retiredDbe : retiredSbe;
+    }
+
+    @Override
+    public Boolean retiredPagesPending() {
+        return retiredPending;
+    }
+
+    @Override
+    public Long pcieGeneration() {
+        return pcieGen;
+    }
+
+    @Override
+    public Long pcieMaxGeneration() {
+        return pcieMaxGen;
+    }
+
+    @Override
+    public Long pcieWidth() {
+        return pcieWidth;
+    }
+
+    @Override
+    public Long pcieMaxWidth() {
+        return pcieMaxWidth;
+    }
+
+    @Override
+    public Long pcieReplays() {
+        return pcieReplays;
+    }
+
+    @Override
+    public Boolean nvlinkActive(int link) {
+        return nvlinks == null || link >= nvlinks.size() ? null : nvlinks.get(link);
+    }
+
+    /** A capture shows link state, not error counters: absent, as on a GPU without them. */
+    @Override
+    public Long nvlinkErrors(int link, NvLinkCounter counter) {
+        return null;
+    }
+
+    @Override
+    public Long temperature() {
+        return temperature;
+    }
+
+    @Override
+    public Long memoryTemperature() {
+        return memoryTemperature;
+    }
+
+    @Override
+    public Long temperatureThreshold(TemperatureThreshold threshold) {
+        return thresholds.get(threshold);
+    }
+
+    @Override
+    public Long clocksEventReasons() {
+        return clocksEventReasons;
+    }
+
+    @Override
+    public Long powerUsageMilliwatts() {
+        return powerMilliwatts;
+    }
+
+    @Override
+    public Long enforcedPowerLimitMilliwatts() {
+        return powerLimitMilliwatts;
+    }
+}

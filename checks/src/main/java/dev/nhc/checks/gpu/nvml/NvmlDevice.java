@@ -1,0 +1,330 @@
+package dev.nhc.checks.gpu.nvml;
+
+import com.sun.jna.Native;
+import dev.nhc.checks.gpu.GpuCallException;
+import dev.nhc.checks.gpu.GpuDevice;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One GPU through NVML, for one probe: each getter is one NVML call under the probe's deadline.
+ * Inside a {@link #batch} (how the probes read) the getters run on the GPU's own thread and call
+ * NVML directly; called from elsewhere, a getter hands itself to that thread. The calls are
+ * written out one by one, without lambdas, because each lambda costs a class spun at start-up.
+ *
+ * <p>Pattern of a getter: {@code gpu.begin(name)} marks the call in flight and gives the handle,
+ * the native call runs, {@code present(name, rc)} ends it and decides: true for a value, false
+ * for NOT_SUPPORTED or a recorded problem, an exception for a lost GPU.
+ */
+final class NvmlDevice implements GpuDevice {
+    private static final int TEXT = 96;
+
+    private final NvmlGpu gpu;
+    private final Deadline deadline;
+    private final List<String> problems = new ArrayList<>();
+
+    NvmlDevice(NvmlGpu gpu, Deadline deadline) {
+        this.gpu = gpu;
+        this.deadline = deadline;
+    }
+
+    @Override
+    public int index() {
+        return gpu.index();
+    }
+
+    @Override
+    public String pciBusId() {
+        if (gpu.pciBusId() == null && !gpu.onWorker()) {
+            try {
+                gpu.awaitOpen(deadline);
+            } catch (GpuCallException e) {
+                return null;    // the failure surfaces with the first real call
+            }
+        }
+        return gpu.pciBusId();
+    }
+
+    @Override
+    public String label() {
+        pciBusId();
+        return gpu.label();
+    }
+
+    @Override
+    public <T> T batch(Batch<T> work) throws GpuCallException {
+        return gpu.batch(deadline, work);
+    }
+
+    @Override
+    public synchronized List<String> problems() {
+        return List.copyOf(problems);
+    }
+
+    private long begin(String name) throws GpuCallException {
+        return gpu.begin(name);
+    }
+
+    /** Ends the call in flight and judges its return code; a non-condemning error is kept as a problem. */
+    private boolean present(String name, int rc) throws GpuCallException {
+        gpu.end();
+        try {
+            return gpu.check(rc, name, true);
+        } catch (GpuCallException e) {
+            if (e.condemnsGpu()) {
+                throw e;
+            }
+            synchronized (this) {
+                problems.add(e.getMessage());
+            }
+            return false;
+        }
+    }
+
+    private static Long unsigned(int v) {
+        return Integer.toUnsignedLong(v);
+    }
+
+    @Override
+    public String name() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::name);
+        }
+        byte[] b = new byte[TEXT];
+        String n = "nvmlDeviceGetName";
+        return present(n, NvmlNative.nvmlDeviceGetName(begin(n), b, b.length)) ? Native.toString(b) : null;
+    }
+
+    @Override
+    public String uuid() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::uuid);
+        }
+        byte[] b = new byte[TEXT];
+        String n = "nvmlDeviceGetUUID";
+        return present(n, NvmlNative.nvmlDeviceGetUUID(begin(n), b, b.length)) ? Native.toString(b) : null;
+    }
+
+    @Override
+    public Boolean persistenceMode() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::persistenceMode);
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetPersistenceMode";
+        return present(n, NvmlNative.nvmlDeviceGetPersistenceMode(begin(n), v)) ? v[0] != 0 : null;
+    }
+
+    @Override
+    public Boolean eccEnabled() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::eccEnabled);
+        }
+        int[] current = new int[1];
+        String n = "nvmlDeviceGetEccMode";
+        return present(n, NvmlNative.nvmlDeviceGetEccMode(begin(n), current, new int[1])) ? current[0] != 0 : null;
+    }
+
+    @Override
+    public Long eccErrors(EccCounter counter, EccError type, MemoryLocation location) throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(() -> eccErrors(counter, type, location));
+        }
+        long[] v = new long[1];
+        if (location == null) {
+            String n = "nvmlDeviceGetTotalEccErrors";
+            return present(n, NvmlNative.nvmlDeviceGetTotalEccErrors(begin(n), type.ordinal(), counter.ordinal(), v)) ? count(v) : null;
+        }
+        String n = "nvmlDeviceGetMemoryErrorCounter";
+        return present(n, NvmlNative.nvmlDeviceGetMemoryErrorCounter(begin(n), type.ordinal(), counter.ordinal(), location.nvml, v))
+                ? count(v) : null;
+    }
+
+    /** Counters never come near 2^63; a value past it would read negative and is clamped. */
+    private static Long count(long[] v) {
+        return Math.max(0, v[0]);
+    }
+
+    @Override
+    public RemappedRows remappedRows() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::remappedRows);
+        }
+        int[] corr = new int[1];
+        int[] unc = new int[1];
+        int[] pending = new int[1];
+        int[] failure = new int[1];
+        String n = "nvmlDeviceGetRemappedRows";
+        if (!present(n, NvmlNative.nvmlDeviceGetRemappedRows(begin(n), corr, unc, pending, failure))) {
+            return null;
+        }
+        return new RemappedRows(unsigned(corr[0]), unsigned(unc[0]), pending[0] != 0, failure[0] != 0);
+    }
+
+    @Override
+    public Long retiredPages(RetirementCause cause) throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(() -> retiredPages(cause));
+        }
+        // A size query: count 0 and no buffers; NVML answers with the count (some versions via INSUFFICIENT_SIZE).
+        int[] count = new int[1];
+        String n = "nvmlDeviceGetRetiredPages_v2";
+        int rc = NvmlNative.nvmlDeviceGetRetiredPages_v2(begin(n), cause.ordinal(), count, null, null);
+        return present(n, rc == NvmlReturn.INSUFFICIENT_SIZE ? NvmlReturn.SUCCESS : rc) ? unsigned(count[0]) : null;
+    }
+
+    @Override
+    public Boolean retiredPagesPending() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::retiredPagesPending);
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetRetiredPagesPendingStatus";
+        return present(n, NvmlNative.nvmlDeviceGetRetiredPagesPendingStatus(begin(n), v)) ? v[0] != 0 : null;
+    }
+
+    @Override
+    public Long pcieGeneration() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::pcieGeneration);
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetCurrPcieLinkGeneration";
+        return present(n, NvmlNative.nvmlDeviceGetCurrPcieLinkGeneration(begin(n), v)) ? unsigned(v[0]) : null;
+    }
+
+    @Override
+    public Long pcieMaxGeneration() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::pcieMaxGeneration);
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetMaxPcieLinkGeneration";
+        return present(n, NvmlNative.nvmlDeviceGetMaxPcieLinkGeneration(begin(n), v)) ? unsigned(v[0]) : null;
+    }
+
+    @Override
+    public Long pcieWidth() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::pcieWidth);
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetCurrPcieLinkWidth";
+        return present(n, NvmlNative.nvmlDeviceGetCurrPcieLinkWidth(begin(n), v)) ? unsigned(v[0]) : null;
+    }
+
+    @Override
+    public Long pcieMaxWidth() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::pcieMaxWidth);
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetMaxPcieLinkWidth";
+        return present(n, NvmlNative.nvmlDeviceGetMaxPcieLinkWidth(begin(n), v)) ? unsigned(v[0]) : null;
+    }
+
+    @Override
+    public Long pcieReplays() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::pcieReplays);
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetPcieReplayCounter";
+        return present(n, NvmlNative.nvmlDeviceGetPcieReplayCounter(begin(n), v)) ? unsigned(v[0]) : null;
+    }
+
+    @Override
+    public Boolean nvlinkActive(int link) throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(() -> nvlinkActive(link));
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetNvLinkState";
+        int rc = NvmlNative.nvmlDeviceGetNvLinkState(begin(n), link, v);
+        // Past the GPU's last link NVML says NOT_SUPPORTED or INVALID_ARGUMENT: no such link.
+        return present(n, rc == NvmlReturn.INVALID_ARGUMENT ? NvmlReturn.NOT_SUPPORTED : rc) ? v[0] != 0 : null;
+    }
+
+    @Override
+    public Long nvlinkErrors(int link, NvLinkCounter counter) throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(() -> nvlinkErrors(link, counter));
+        }
+        long[] v = new long[1];
+        String n = "nvmlDeviceGetNvLinkErrorCounter";
+        return present(n, NvmlNative.nvmlDeviceGetNvLinkErrorCounter(begin(n), link, counter.ordinal(), v)) ? count(v) : null;
+    }
+
+    @Override
+    public Long temperature() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::temperature);
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetTemperature";
+        return present(n, NvmlNative.nvmlDeviceGetTemperature(begin(n), 0, v)) ? unsigned(v[0]) : null;
+    }
+
+    @Override
+    public Long memoryTemperature() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::memoryTemperature);
+        }
+        ByteBuffer values = ByteBuffer.allocate(NvmlNative.FIELD_VALUE_SIZE).order(ByteOrder.nativeOrder());
+        values.putInt(0, NvmlNative.FIELD_MEMORY_TEMP);
+        byte[] raw = values.array();
+        String n = "nvmlDeviceGetFieldValues";
+        if (!present(n, NvmlNative.nvmlDeviceGetFieldValues(begin(n), 1, raw))) {
+            return null;
+        }
+        ByteBuffer out = ByteBuffer.wrap(raw).order(ByteOrder.nativeOrder());
+        if (!present(n + "(MEMORY_TEMP)", out.getInt(NvmlNative.FIELD_VALUE_RETURN_OFFSET))) {
+            return null;
+        }
+        // NVML reports this field as an unsigned int (value type 1): the low 32 bits of the value
+        return unsigned(out.getInt(NvmlNative.FIELD_VALUE_VALUE_OFFSET));
+    }
+
+    @Override
+    public Long temperatureThreshold(TemperatureThreshold threshold) throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(() -> temperatureThreshold(threshold));
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetTemperatureThreshold";
+        return present(n, NvmlNative.nvmlDeviceGetTemperatureThreshold(begin(n), threshold.ordinal(), v)) ? unsigned(v[0]) : null;
+    }
+
+    @Override
+    public Long clocksEventReasons() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::clocksEventReasons);
+        }
+        long[] v = new long[1];
+        String n = "nvmlDeviceGetCurrentClocksEventReasons";
+        return present(n, NvmlNative.nvmlDeviceGetCurrentClocksEventReasons(begin(n), v)) ? count(v) : null;
+    }
+
+    @Override
+    public Long powerUsageMilliwatts() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::powerUsageMilliwatts);
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetPowerUsage";
+        return present(n, NvmlNative.nvmlDeviceGetPowerUsage(begin(n), v)) ? unsigned(v[0]) : null;
+    }
+
+    @Override
+    public Long enforcedPowerLimitMilliwatts() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::enforcedPowerLimitMilliwatts);
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetEnforcedPowerLimit";
+        return present(n, NvmlNative.nvmlDeviceGetEnforcedPowerLimit(begin(n), v)) ? unsigned(v[0]) : null;
+    }
+}

@@ -1,0 +1,110 @@
+package dev.nhc.checks.host;
+
+import dev.nhc.checks.support.ProcessRunner;
+import dev.nhc.engine.model.Finding;
+import dev.nhc.engine.model.Observation;
+import dev.nhc.engine.model.Severity;
+import dev.nhc.engine.probe.ParamSpec;
+import dev.nhc.engine.probe.ParamType;
+import dev.nhc.engine.probe.Params;
+import dev.nhc.engine.probe.Probe;
+import dev.nhc.engine.probe.ProbeContext;
+import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.engine.units.Unit;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code systemd.unit}: a unit is active (or inactive), from
+ * {@code systemctl show -p ActiveState,SubState,LoadState -- UNIT}. No systemctl, or a systemctl
+ * that cannot talk to systemd (a container), makes the check UNKNOWN with the reason.
+ */
+public final class SystemdUnitProbe implements Probe {
+    private static final Set<String> RUNNING = Set.of("active", "reloading", "activating", "refreshing");
+
+    private static final ProbeSpec SPEC = ProbeSpec.builder("systemd.unit", "a systemd unit is active (or inactive)")
+            .entities("the unit")
+            .param(ParamSpec.required("unit", ParamType.STRING, "unit name, e.g. sshd.service"))
+            .param(ParamSpec.optional("state", ParamType.STRING, "active", "active or inactive"))
+            .param(ParamSpec.optional("systemctl", ParamType.STRING, "systemctl", "systemctl executable"))
+            .field("active_state", Unit.TEXT, "ActiveState (active, failed, inactive…)")
+            .field("sub_state", Unit.TEXT, "SubState (running, dead, exited…)")
+            .field("load_state", Unit.TEXT, "LoadState (loaded, not-found…)")
+            .field("active", Unit.BOOLEAN, "whether the unit is active")
+            .build();
+
+    @Override
+    public ProbeSpec spec() {
+        return SPEC;
+    }
+
+    @Override
+    public ProbeResult probe(ProbeContext ctx) {
+        Params p = ctx.params();
+        String unit = p.string("unit");
+        String want = p.string("state") == null ? "active" : p.string("state");
+        String tool = p.string("systemctl") == null ? "systemctl" : p.string("systemctl");
+        if (!want.equals("active") && !want.equals("inactive")) {
+            return unknown(unit, "check " + ctx.checkName() + ": state must be active or inactive, not '" + want + "'");
+        }
+        Optional<Path> exe = Executables.find(tool);
+        if (exe.isEmpty()) {
+            return unknown(unit, "systemctl not found (looked for " + tool + " in " + Executables.searched(tool) + "); is this a systemd host?");
+        }
+        ProcessRunner.Result r;
+        try {
+            r = ProcessRunner.of(List.of(exe.get().toString(), "show", "-p", "ActiveState,SubState,LoadState", "--", unit))
+                    .timeout(ProcessRunner.within(ctx.remaining()))
+                    .cleanEnvironment()
+                    .run();
+        } catch (IOException e) {
+            return unknown(unit, "cannot run " + exe.get() + ": " + e.getMessage());
+        }
+        if (r.timedOut()) {
+            return unknown(unit, exe.get() + " show " + unit + " did not answer in time; killed it");
+        }
+        if (r.exitCode() != 0) {
+            return unknown(unit, exe.get() + " show " + unit + " exited with " + r.exitCode() + ": " + r.firstLine());
+        }
+        Map<String, String> props = new HashMap<>();
+        for (String line : r.stdout().split("\n")) {
+            int eq = line.indexOf('=');
+            if (eq > 0) {
+                props.put(line.substring(0, eq).strip(), line.substring(eq + 1).strip());
+            }
+        }
+        String active = props.get("ActiveState");
+        if (active == null || active.isEmpty()) {
+            return unknown(unit, exe.get() + " show printed no ActiveState for " + unit + ": " + r.firstLine());
+        }
+        String sub = props.getOrDefault("SubState", "");
+        String load = props.getOrDefault("LoadState", "");
+        boolean running = RUNNING.contains(active);
+        ProbeResult.Builder out = ProbeResult.builder().observe(Observation.of(unit).put("active_state", active)
+                .put("sub_state", sub).put("load_state", load).put("active", running).build());
+        String desc = active + (sub.isEmpty() ? "" : " (" + sub + ")");
+        if (want.equals("active")) {
+            if (load.equals("not-found")) {
+                out.finding(Finding.of(unit, Severity.FAIL, "unit " + unit + " not found (LoadState not-found)"));
+            } else if (!running) {
+                out.finding(Finding.of(unit, Severity.FAIL, "unit " + unit + " is " + desc + ", expected active"));
+            } else if (!active.equals("active") && !active.equals("reloading")) {
+                out.finding(Finding.of(unit, Severity.WARN, "unit " + unit + " is " + desc + ", not yet active"));
+            }
+        } else if (running) {
+            out.finding(Finding.of(unit, Severity.FAIL, "unit " + unit + " is " + desc + ", expected inactive"));
+        }
+        return out.build();
+    }
+
+    private static ProbeResult unknown(String unit, String why) {
+        return ProbeResult.builder().finding(Finding.of(unit, Severity.UNKNOWN, why)).build();
+    }
+}

@@ -1,0 +1,16 @@
+package dev.nhc.checks.kernel;
+
+/**
+ * What one {@link KernelLogReader#read} did. {@code linesRead}: new lines taken from the source
+ * this run; {@code unparsedLines}: of those, lines without a timestamp nhc understands (still
+ * handed to the sink, whole line as message); {@code skippedLines}: new lines past the per-run
+ * bound that were counted but not examined; {@code beforeBootLines}: file lines stamped before
+ * this boot (not examined: they belong to an earlier boot); {@code lostRecords}: kmsg records the
+ * ring buffer overwrote before nhc read them; {@code bootChanged}: the boot id differs from the
+ * one stored with the cursor; {@code restarted}: the cursor was dropped (first run, new boot for
+ * kmsg/journal, a rotated, replaced or truncated file); {@code incomplete}: the deadline came
+ * first, the rest is read next run.
+ */
+public record ReadStats(String source, long linesRead, long unparsedLines, long skippedLines, long beforeBootLines,
+                        long lostRecords, boolean bootChanged, boolean restarted, boolean incomplete) {
+}

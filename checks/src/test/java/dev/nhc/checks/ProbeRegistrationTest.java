@@ -1,0 +1,95 @@
+package dev.nhc.checks;
+
+import dev.nhc.engine.config.CheckConfig;
+import dev.nhc.engine.config.Config;
+import dev.nhc.engine.config.ConfigException;
+import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.config.Problems;
+import dev.nhc.engine.eval.Evaluator;
+import dev.nhc.engine.model.Finding;
+import dev.nhc.engine.probe.ProbeRegistry;
+import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.engine.state.StateSection;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The probes are found by name through ServiceLoader, and configs that use them load with their params converted. */
+class ProbeRegistrationTest {
+    private static final Evaluator NO_RULES = new Evaluator() {
+        @Override
+        public void validate(CheckConfig check, ProbeSpec spec, Problems problems) {
+        }
+
+        @Override
+        public List<Finding> evaluate(CheckConfig check, ProbeSpec spec, ProbeResult result, StateSection memory) {
+            return result.findings();
+        }
+    };
+
+    private static ConfigLoader loader() {
+        return new ConfigLoader(ProbeRegistry.load(), NO_RULES, List.of()).enforceOwnership(false);
+    }
+
+    @Test
+    void everyProbeIsRegisteredByName() {
+        ProbeRegistry r = ProbeRegistry.load();
+        for (String name : List.of("process", "systemd.unit", "file", "command", "kernel.module", "kernel.log", "gpu.xid")) {
+            assertTrue(r.find(name).isPresent(), name + " is not registered");
+        }
+    }
+
+    @Test
+    void aConfigUsingThemLoads() throws ConfigException {
+        String yaml = """
+                nhc: 1
+                checks:
+                  - name: sshd
+                    use: process
+                    with: { name: sshd, user: root }
+                  - name: slurmd
+                    use: systemd.unit
+                    with: { unit: slurmd.service }
+                  - name: marker
+                    use: file
+                    with: { path: /etc/nhc/marker, mode: 0644, max_age: 1h, contains: "ok" }
+                  - name: ib
+                    use: command
+                    with: { command: [/usr/sbin/ibstat, mlx5_0], timeout: 5s, output: "State: Active" }
+                  - name: uvm
+                    use: kernel.module
+                    with: { name: nvidia_uvm }
+                  - name: klog
+                    use: kernel.log
+                    with:
+                      log: journal
+                      patterns:
+                        - { regex: "mlx5.*compromised", severity: fail, message: "ConnectX health" }
+                  - name: xid
+                    use: gpu.xid
+                    with: { fail: [48, 64, 74, 79, 95, 119, 120, 140], warn: [31, 43, 63, 94] }
+                """;
+        Config c = loader().parse("nhc.yaml", yaml, null);
+        assertEquals(7, c.checks().size());
+        assertEquals("0644", c.check("marker").orElseThrow().with().string("mode"));
+        assertEquals(List.of(48L, 64L, 74L, 79L, 95L, 119L, 120L, 140L), c.check("xid").orElseThrow().with().integers("fail"));
+        assertEquals(List.of("/usr/sbin/ibstat", "mlx5_0"), c.check("ib").orElseThrow().with().strings("command"));
+    }
+
+    @Test
+    void aMistypedKeyIsRejectedWithASuggestion() {
+        ConfigException e = assertThrows(ConfigException.class, () -> loader().parse("nhc.yaml", """
+                nhc: 1
+                checks:
+                  - name: xid
+                    use: gpu.xid
+                    with: { fial: [48] }
+                """, null));
+        assertTrue(e.getMessage().contains("nhc.yaml:5:") && e.getMessage().contains("did you mean 'fail'"), e.getMessage());
+    }
+}

@@ -1,0 +1,113 @@
+package dev.nhc.checks.dcgm;
+
+import dev.nhc.engine.model.Finding;
+import dev.nhc.engine.model.Severity;
+import dev.nhc.engine.probe.Probe;
+import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.engine.state.StateSection;
+import dev.nhc.engine.testing.TestProbeContext;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every real dcgmi capture in ../shared/fixtures/dcgmi through the live probes (a fake dcgmi
+ * that prints the capture) and through replay (the capture given as {@link DcgmiOutputs}).
+ */
+@Tag("fixtures")
+class DcgmiFixturesTest {
+    @TempDir
+    Path tmp;
+
+    /** What each capture must give; a capture added to the directory without an entry here fails {@link #everyCaptureHasAnExpectation}. */
+    static final Map<String, Expectation> EXPECTED = Map.of(
+            "virtualclient-DCGMIHealthCheckResults.json", new Expectation(false, Expectation::passes),
+            "virtualclient-DCGMIDiag_r1_results.json", new Expectation(true, Expectation::passes),
+            "virtualclient-DCGMIDiag_r2_results.json", new Expectation(true, Expectation::passes),
+            "virtualclient-DCGMIDiag_r3_results.json", new Expectation(true, Expectation::passes),
+            "awsome-p4de-dcgmi-diag-r2-nvlinks12.txt", new Expectation(true, Expectation::passes),
+            "dcgm-issue254-dcgm441-v100-diag-r2-pcie-fail.txt", new Expectation(true, DcgmiFixturesTest::pcieFails),
+            "virtualclient-DCGMIIncorrectresults.json", new Expectation(true, DcgmiFixturesTest::unreadable));
+
+    record Expectation(boolean diag, Consumer<ProbeResult> check) {
+        static void passes(ProbeResult r) {
+            assertNull(r.skipped());
+            assertEquals(List.of(), r.findings());
+            assertTrue(!r.observations().isEmpty());
+        }
+    }
+
+    static void pcieFails(ProbeResult r) {
+        assertEquals(1, r.findings().size(), r.findings().toString());
+        Finding f = r.findings().get(0);
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals("node", f.entity());
+        assertEquals("DCGM diag level 2: test 'pcie' failed: There was an internal error during the test: 'A child process (2378806) "
+                + "exited with non-zero status 1' Check DCGM and system logs for errors. Reset GPU. Restart DCGM. Rerun diagnostics.",
+                f.message());
+    }
+
+    /** The top key holds a list instead of an object: nhc says it cannot read it rather than guess a verdict. */
+    static void unreadable(ProbeResult r) {
+        assertEquals(1, r.findings().size(), r.findings().toString());
+        Finding f = r.findings().get(0);
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertTrue(f.message().matches("cannot parse .* at line 2: \"DCGM GPU Diagnostic\" holds a list where dcgmi writes an object "
+                + "with \"test_categories\""), f.message());
+    }
+
+    static Stream<Arguments> captures() throws IOException {
+        try (Stream<Path> s = Files.list(SharedFixtures.dir().resolve("dcgmi"))) {
+            return s.sorted().map(p -> Arguments.of(p.getFileName().toString(), p)).toList().stream();
+        }
+    }
+
+    @Test
+    void everyCaptureHasAnExpectation() throws IOException {
+        TreeSet<String> files = new TreeSet<>();
+        captures().forEach(a -> files.add((String) a.get()[0]));
+        assertEquals(new TreeSet<>(EXPECTED.keySet()), files);
+    }
+
+    @ParameterizedTest(name = "{0} through the live probe")
+    @MethodSource("captures")
+    void liveProbeWithAFakeDcgmi(String name, Path capture) throws Exception {
+        Expectation e = EXPECTED.get(name);
+        FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).catting(capture);
+        Files.createDirectories(tmp.resolve("root/proc"));
+        Probe probe = e.diag() ? new DcgmDiagProbe() : new DcgmHealthProbe();
+        Map<String, Object> params = e.diag()
+                ? Map.of("dcgmi", fake.exe.toString(), "level", 2L, "skip_when_busy", true, "ignore_processes", List.of())
+                : Map.of("dcgmi", fake.exe.toString(), "watches", "a", "set_watches", true);
+        ProbeResult r = probe.probe(new TestProbeContext(tmp.resolve("root")).params(params).state(StateSection.detached("t")));
+        e.check().accept(r);
+        assertEquals(1, fake.calls().size());
+    }
+
+    @ParameterizedTest(name = "{0} through replay")
+    @MethodSource("captures")
+    void replayOfTheCapture(String name, Path capture) throws Exception {
+        Expectation e = EXPECTED.get(name);
+        DcgmiOutputs outputs = e.diag() ? DcgmiOutputs.read(null, capture) : DcgmiOutputs.read(capture, null);
+        Probe probe = e.diag() ? new DcgmDiagProbe() : new DcgmHealthProbe();
+        Map<String, Object> params = e.diag() ? Map.of("level", 2L) : Map.of();
+        ProbeResult r = probe.probe(new TestProbeContext(tmp).params(params).service(DcgmiOutputs.class, outputs));
+        e.check().accept(r);
+    }
+}

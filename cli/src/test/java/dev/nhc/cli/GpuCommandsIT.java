@@ -1,0 +1,165 @@
+package dev.nhc.cli;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code nhc run} with GPU checks against the project's fake libnvidia-ml, and {@code nhc replay}
+ * of nvidia-smi captures, as processes.
+ */
+class GpuCommandsIT {
+    @TempDir
+    Path dir;
+
+    private static final String GPU_CHECKS = """
+              - { name: gpus, use: gpu.inventory, with: { count: 2, model: H100 } }
+              - { name: gpu-ecc, use: gpu.ecc }
+              - { name: gpu-memory-repair, use: gpu.memory-repair }
+              - { name: gpu-pcie, use: gpu.pcie }
+              - { name: gpu-nvlink, use: gpu.nvlink }
+              - { name: gpu-thermal, use: gpu.thermal }
+              - { name: gpu-power, use: gpu.power }
+              - { name: root-fs, use: disk.usage, with: { mount: / }, fail: { used_percent: "> 101" } }
+            """;
+
+    private Path config(String extraSettings) throws Exception {
+        Path f = dir.resolve("nhc.yaml");
+        Files.writeString(f, "nhc: 1\nsettings: { state_dir: " + dir.resolve("state") + ", deadline: 8s, check_timeout: 6s"
+                + extraSettings + " }\nchecks:\n" + GPU_CHECKS);
+        return f;
+    }
+
+    private static String gpu(int i, String extra) {
+        return "{ \"name\": \"NVIDIA H100 80GB HBM3\", \"uuid\": \"GPU-" + i + "\", \"pci_bus_id\": \"00000000:" + (19 + i) + ":00.0\","
+                + " \"persistence_mode\": true, \"ecc_mode\": { \"current\": true },"
+                + " \"ecc\": { \"volatile_corrected\": 0, \"volatile_uncorrected\": 0 },"
+                + " \"remapped_rows\": { \"correctable\": 0, \"uncorrectable\": 0, \"pending\": false, \"failure\": false },"
+                + " \"pcie\": { \"gen\": 5, \"max_gen\": 5, \"width\": 16, \"max_width\": 16, \"replay_counter\": 0 },"
+                + " \"temperature\": 30, \"thresholds\": { \"slowdown\": 89, \"shutdown\": 92 },"
+                + " \"clocks_event_reasons\": 1, \"power_usage_mw\": 70000, \"enforced_power_limit_mw\": 700000" + extra + " }";
+    }
+
+    private Map<String, String> fakeNvml(String scenario) throws Exception {
+        Path s = dir.resolve("scenario.json");
+        Files.writeString(s, scenario);
+        String lib = System.getProperty("nhc.fakeNvml");
+        assertTrue(lib != null && Files.isRegularFile(Path.of(lib)), "the fake NVML is built by the checks module's tests: " + lib);
+        return Map.of("NHC_FAKE_NVML_SCENARIO", s.toString());
+    }
+
+    @Test
+    void runJudgesTwoHealthyFakeGpusAsPass() throws Exception {
+        Map<String, String> env = fakeNvml("{ \"driver_version\": \"535.161.08\", \"gpus\": [ " + gpu(0, "") + ", " + gpu(1, "") + " ] }");
+        NhcProcess.Result r = NhcProcess.run(dir, env, "run", "--nvml-library", System.getProperty("nhc.fakeNvml"), "-c", config("").toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains(": PASS (8 checks run, 0 skipped, 0 findings)"), r.out());
+    }
+
+    @Test
+    void aHungNvmlCallFailsThatGpuAndTheRunStillEndsOnTime() throws Exception {
+        Map<String, String> env = fakeNvml("{ \"gpus\": [ " + gpu(0, "") + ", "
+                + gpu(1, ", \"delays_ms\": { \"nvmlDeviceGetRemappedRows\": 120000 }") + " ] }");
+        NhcProcess.Result r = NhcProcess.run(dir, env, "run", "--json", "-c",
+                config(", nvml_library: " + System.getProperty("nhc.fakeNvml")).toString());
+        assertEquals(1, r.exit(), r.out() + r.err());
+        assertTrue(r.millis() < 8_000 + 10_000, "deadline 8 s (+ JVM start and slack); took " + r.millis() + " ms");
+        Map<String, Object> m = JSON.std.mapFrom(r.out());
+        List<?> findings = (List<?>) m.get("findings");
+        // The GPU's NVML thread stays blocked: the memory-repair check fails GPU 1 naming the call, and so does every
+        // check that came to read GPU 1 after it (those that read it before got their values); GPU 0 passes.
+        assertTrue(findings.stream().anyMatch(o -> "gpu-memory-repair".equals(((Map<?, ?>) o).get("check"))), r.out());
+        for (Object o : findings) {
+            Map<?, ?> f = (Map<?, ?>) o;
+            assertEquals("GPU 1", f.get("entity"), f.toString());
+            assertEquals("fail", f.get("severity"), f.toString());
+            assertTrue(((String) f.get("message")).matches("GPU 1 \\(0000:20:00\\.0\\) not responding: nvmlDeviceGetRemappedRows blocked > [0-9.]+s"),
+                    f.toString());
+        }
+    }
+
+    @Test
+    void withoutNvmlTheGpuChecksSayWhyAndExpectingGpusFails() throws Exception {
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "run", "-c",
+                config(", nvml_library: " + dir.resolve("missing/libnvidia-ml.so.1")).toString());
+        assertEquals(1, r.exit(), r.out() + r.err());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("FAIL    gpus: ") && l.contains("cannot load NVML from "
+                + dir.resolve("missing/libnvidia-ml.so.1") + " (settings.nvml_library): ") && l.contains("No such file or directory")), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("UNKNOWN gpu-ecc: ")), "without an expected count the other GPU checks are unknown: " + r.out());
+    }
+
+    @Test
+    void replayJudgesACaptureAndSkipsChecksItHasNoDataFor() throws Exception {
+        Path capture = dir.resolve("retired.txt");
+        Files.writeString(capture, """
+
+                ==============NVSMI LOG==============
+
+                Driver Version                            : 535.86.10
+
+                Attached GPUs                             : 2
+                GPU 00000001:00:00.0
+                    Retired Pages
+                        Single Bit ECC                    : 60
+                        Double Bit ECC                    : 5
+                        Pending Page Blacklist            : No
+
+                GPU 00000002:00:00.0
+                    Retired Pages
+                        Single Bit ECC                    : 0
+                        Double Bit ECC                    : 0
+                        Pending Page Blacklist            : No
+                """);
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "replay", "-c", config("").toString(), "--nvidia-smi-q", capture.toString());
+        assertEquals(1, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("gpu-memory-repair: GPU 0 (0001:00:00.0): 65 retired pages, at the limit of 63"), r.out());
+        assertTrue(r.out().contains("FAIL (1 checks run, 7 skipped, 1 findings)"), r.out());
+    }
+
+    @Test
+    void replayOfAGarbledCaptureNamesTheLineAndIsNeverAPass() throws Exception {
+        Path capture = dir.resolve("garbled.txt");
+        Files.writeString(capture, "\n==============NVSMI LOG==============\n\nAttached GPUs : 2\nGPU 00000001:00:00.0\n    Retired Pages\n"
+                + "        Single Bit ECC : many\n");
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "replay", "-c", config("").toString(), "--nvidia-smi-q", capture.toString());
+        assertEquals(2, r.exit(), r.out() + r.err());
+        assertEquals("", r.out());
+        assertTrue(r.err().contains(capture + ": line 7: expected a number for 'Single Bit ECC', found 'many'"), r.err());
+        assertTrue(r.err().contains(capture + ": line 7: the capture ends after 1 of the 2 GPUs 'Attached GPUs' announces (line 4)"), r.err());
+    }
+
+    @Tag("fixtures")
+    @Test
+    void replayOfTheSharedCaptures() throws Exception {
+        Path smi = Path.of(System.getProperty("nhc.fixtures")).resolve("nvidia-smi");
+        Path c = config("");
+        Files.writeString(c, Files.readString(c).replace("count: 2", "count: 8"));
+        NhcProcess.Result healthy = NhcProcess.run(dir, Map.of(), "replay", "-c", c.toString(), "--nvidia-smi-q",
+                smi.resolve("gpud-nvidia-smi-query.535.161.08.out.0.valid.txt").toString());
+        assertEquals(0, healthy.exit(), healthy.out() + healthy.err());
+        assertTrue(healthy.out().contains("replay: PASS (6 checks run, 2 skipped, 0 findings)"), healthy.out());
+
+        Files.writeString(c, Files.readString(c).replace("count: 8, model: H100", "count: 4, model: A100"));
+        NhcProcess.Result a100 = NhcProcess.run(dir, Map.of(), "replay", "--json", "-c", c.toString(), "--nvidia-smi-q",
+                smi.resolve("thamada-A100SXMx4-nvidia-smi-q.txt").toString());
+        assertEquals(1, a100.exit(), a100.out() + a100.err());
+        Map<String, Object> m = JSON.std.mapFrom(a100.out());
+        Map<?, ?> f = (Map<?, ?>) ((List<?>) m.get("findings")).get(0);
+        assertEquals("GPU 1", f.get("entity"));
+        assertEquals("reset-gpu", f.get("remedy"));
+
+        NhcProcess.Result invalid = NhcProcess.run(dir, Map.of(), "replay", "-c", c.toString(), "--nvidia-smi-q",
+                smi.resolve("gpud-nvidia-smi-query.535.183.01.out.0.invalid.txt").toString());
+        assertEquals(2, invalid.exit(), invalid.out() + invalid.err());
+        assertTrue(invalid.err().contains("line 91: the capture ends after 1 of the 8 GPUs"), invalid.err());
+    }
+}

@@ -1,0 +1,157 @@
+package dev.nhc.scripts;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.model.Finding;
+import dev.nhc.engine.model.Observation;
+import dev.nhc.engine.model.Severity;
+import dev.nhc.engine.probe.PriorObservations;
+import dev.nhc.engine.probe.ParamSpec;
+import dev.nhc.engine.probe.ParamType;
+import dev.nhc.engine.probe.Probe;
+import dev.nhc.engine.probe.ProbeContext;
+import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.engine.units.Unit;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@code script.js}: a rule written in JavaScript over what the other checks observed, e.g. "a GPU
+ * that is both hot and drawing little power is throttling". It runs in a GraalJS sandbox (see
+ * {@link JsSandbox}) and sees:
+ * <ul>
+ *   <li>{@code observations}: check name → entity → fields, from the other checks of this run
+ *       (the spec says {@code runsLast}: the runner runs script.js checks after all others and
+ *       offers their observations as {@link PriorObservations});</li>
+ *   <li>{@code vars}: the check's {@code with: { vars }} map; {@code node}: the host name;</li>
+ *   <li>{@code readFile(path)}, {@code listDir(path)}: only below {@code with: { allow_read }}.</li>
+ * </ul>
+ * Its completion value is its findings: a list of {@code {entity, severity, message, remedy}},
+ * or an object holding that list under {@code findings}. Nothing here touches org.graalvm: the
+ * polyglot engine loads on the first {@code probe()} call of a config that uses script.js.
+ */
+public final class ScriptJsProbe implements Probe {
+    public static final String NAME = "script.js";
+    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
+    private final BooleanSupplier runningAsRoot;
+
+    public ScriptJsProbe() {
+        this(Ownership::runningAsRoot);
+    }
+
+    ScriptJsProbe(BooleanSupplier runningAsRoot) {
+        this.runningAsRoot = runningAsRoot;
+    }
+
+    @Override
+    public ProbeSpec spec() {
+        return ProbeSpec.builder(NAME, "a sandboxed JavaScript rule over the other checks' observations (GraalJS, loaded only when used)")
+                .entities("the entities the script names in its findings")
+                .param(ParamSpec.optional("file", ParamType.STRING, null, "the .js file to run (or give 'source')"))
+                .param(ParamSpec.optional("source", ParamType.STRING, null, "the JavaScript itself, for short rules"))
+                .param(ParamSpec.optional("allow_read", ParamType.STRING_LIST, List.of(), "paths the script may read (and list) below, read-only"))
+                .param(ParamSpec.optional("vars", ParamType.MAP, null, "values handed to the script as 'vars'"))
+                .param(ParamSpec.optional("timeout", ParamType.DURATION, DEFAULT_TIMEOUT, "stop the script after this long"))
+                .field("findings", Unit.COUNT, "findings the script returned")
+                .runsLast()
+                .build();
+    }
+
+    @Override
+    public ProbeResult probe(ProbeContext ctx) throws Exception {
+        String file = ctx.params().string("file");
+        String inline = ctx.params().string("source");
+        if ((file == null) == (inline == null)) {
+            return unknown("script.js needs exactly one of 'file' or 'source' in with:");
+        }
+        String name = file != null ? file : ctx.checkName() + ".js";
+        String source = inline;
+        if (file != null) {
+            Path p = Path.of(file);
+            if (!p.isAbsolute() || !Files.isRegularFile(p)) {
+                return unknown("script.js file " + file + " not found (give an absolute path)");
+            }
+            if (runningAsRoot.getAsBoolean()) {
+                String why = Ownership.unsafeForRoot(p);
+                if (why != null) {
+                    return unknown("refusing to run " + file + " as root: " + why);
+                }
+            }
+            source = Files.readString(p, StandardCharsets.UTF_8);
+        }
+        List<Path> allowed = new ArrayList<>();
+        for (String a : ctx.params().strings("allow_read")) {
+            if (!a.startsWith("/")) {
+                return unknown("script.js allow_read entry '" + a + "' must be an absolute path");
+            }
+            Path p = ctx.sys(a);
+            allowed.add(Files.exists(p) ? p.toRealPath() : p.normalize());
+        }
+        Duration timeout = ctx.params().duration("timeout") == null ? DEFAULT_TIMEOUT : ctx.params().duration("timeout");
+        Duration left = ctx.remaining().minusMillis(100);
+        if (timeout.compareTo(left) > 0) {
+            timeout = left.isNegative() ? Duration.ofMillis(100) : left;
+        }
+        String observations = JSON.std.asString(observationTree(ctx));
+        String vars = JSON.std.asString(ctx.params().map("vars"));
+        String resultJson;
+        try {
+            resultJson = JsSandbox.run(source, name, observations, vars, ctx.hostname(), new ReadAccess(allowed, ctx::sys), timeout);
+        } catch (ScriptFailure e) {
+            return unknown(e.getMessage());
+        }
+        List<Finding> findings;
+        try {
+            findings = findingsOf(JSON.std.anyFrom(resultJson));
+        } catch (IllegalArgumentException e) {
+            return unknown(name + " returned findings nhc cannot read: " + e.getMessage());
+        }
+        return new ProbeResult(List.of(Observation.of("node").put("findings", (long) findings.size()).build()), findings, null);
+    }
+
+    private static List<Finding> findingsOf(Object value) {
+        if (value == null) {
+            return List.of();
+        }
+        if (value instanceof Map<?, ?> m) {
+            Object list = m.containsKey("findings") ? m.get("findings") : m.get("nhc_findings");
+            if (list == null) {
+                throw new IllegalArgumentException("an object without 'findings'");
+            }
+            return ScriptFindings.read(list);
+        }
+        return ScriptFindings.read(value);
+    }
+
+    /** check name → entity → fields: the shape a rule author wants ({@code observations.gpus.gpu0.temperature}). */
+    private static Map<String, Object> observationTree(ProbeContext ctx) {
+        Map<String, Object> tree = new LinkedHashMap<>();
+        ctx.service(PriorObservations.class).ifPresent(obs -> obs.byCheck().forEach((check, list) -> {
+            if (check.equals(ctx.checkName())) {
+                return;
+            }
+            Map<String, Object> entities = new LinkedHashMap<>();
+            for (Observation o : list) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> fields = (Map<String, Object>) entities.computeIfAbsent(o.entity(), k -> new LinkedHashMap<>());
+                fields.putAll(o.fields());
+            }
+            tree.put(check, entities);
+        }));
+        return tree;
+    }
+
+    private static ProbeResult unknown(String why) {
+        return ProbeResult.builder().finding(Finding.of("node", Severity.UNKNOWN, why)).build();
+    }
+}

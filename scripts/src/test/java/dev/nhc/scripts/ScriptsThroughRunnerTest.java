@@ -1,0 +1,59 @@
+package dev.nhc.scripts;
+
+import dev.nhc.engine.config.Config;
+import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.model.CheckResult;
+import dev.nhc.engine.model.Finding;
+import dev.nhc.engine.model.Severity;
+import dev.nhc.engine.model.Verdict;
+import dev.nhc.engine.run.RunRequest;
+import dev.nhc.engine.run.Runner;
+import dev.nhc.engine.state.StateStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** script and script.js as a config declares them, through the real config loader and runner. */
+class ScriptsThroughRunnerTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aJsRuleSeesTheObservationsOfTheChecksThatRanBeforeIt() throws Exception {
+        Path slow = tmp.resolve("slow.sh");
+        // the script finishes after the JS check would have started, were they run side by side
+        Files.writeString(slow, "#!/bin/sh\nsleep 1\necho 'link flapping'\nexit 1\n");
+        Files.setPosixFilePermissions(slow, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String yaml = """
+                nhc: 1
+                checks:
+                  - name: js
+                    use: script.js
+                    timeout: 40s        # a cold GraalJS load on a busy 2-core CI machine takes seconds
+                    with:
+                      vars: { min_exit: 1 }
+                      source: |
+                        const ib = observations.ib && observations.ib.node;
+                        ib && ib.exit_code >= vars.min_exit
+                          ? [{severity: 'warn', message: 'ib script exited ' + ib.exit_code + ' on ' + node}]
+                          : [{severity: 'unknown', message: 'no ib observations: ' + JSON.stringify(observations)}];
+                  - name: ib
+                    use: script
+                    with: { command: [%s], env: { SITE: a } }
+                """.formatted(slow);
+        Config config = ConfigLoader.standard().enforceOwnership(false).parse("nhc.yaml", yaml, null);
+        Runner runner = new Runner(ConfigLoader.standard().registry(), ConfigLoader.standard().evaluator(), Clock.systemUTC());
+        Verdict v = runner.run(RunRequest.of(config, "node007", new StateStore(tmp.resolve("state"))));
+        CheckResult js = v.checks().stream().filter(c -> c.name().equals("js")).findFirst().orElseThrow();
+        List<Finding> problems = js.findings().stream().filter(f -> f.severity() != Severity.PASS).toList();
+        assertEquals(List.of("ib script exited 1 on node007"), problems.stream().map(Finding::message).toList());
+        assertEquals(Severity.FAIL, v.severity()); // the script's own nhc-convention failure
+    }
+}

@@ -1,0 +1,503 @@
+#!/usr/bin/env bash
+# End-to-end suite: nhc as Slurm's HealthCheckProgram on a real one-node cluster.
+#
+#   slurm-integration/src/e2e/run-e2e.sh cli/target/nhc
+#
+# As root: installs Debian's slurmctld, slurmd, slurm-client and munge (daemons kept from starting
+# by /usr/sbin/policy-rc.d), starts munged, slurmctld and slurmd in a scratch directory with
+# HealthCheckProgram = the built bin/nhc-slurm and HealthCheckInterval=10, and proves with
+# sinfo/scontrol/sbatch that nhc drains, fails and resumes the node, leaves an admin's drain alone,
+# survives slurmctld going away mid-run, and that its circuit breaker holds.
+#
+# A check's outcome is controlled by a file: the config (/etc/nhc/nhc.yaml, where slurmd's nhc-slurm
+# looks) uses the test-only probe e2e.cause (src/e2e/probe, compiled here into /etc/nhc/ext), which
+# fails while a "cause" file exists. /etc/nhc is moved aside and restored at exit.
+#
+# Every process started here is stopped by pid at exit, also when a scenario fails, in the order
+# slurmd needs: its health-check children, slurmd, slurmctld, munged. Exit status 0 = all passed.
+set -uo pipefail
+
+APP_IN=${1:-}
+if [ -z "$APP_IN" ] || [ ! -x "$APP_IN/bin/nhc-slurm" ] || [ ! -x "$APP_IN/bin/nhc" ]; then
+    echo "usage: $0 APP_DIR   (the built app, e.g. cli/target/nhc, with bin/nhc and bin/nhc-slurm)" >&2
+    exit 2
+fi
+if [ "$(id -u)" != 0 ]; then
+    echo "$0: must run as root (it starts slurmctld/slurmd and drains the node)" >&2
+    exit 2
+fi
+APP=$(cd "$APP_IN" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+NODE=$(hostname -s)
+S=$(mktemp -d /tmp/nhc-e2e.XXXXXX)
+chmod 755 "$S"   # munged refuses a socket below a directory others cannot enter
+LOG=$S/e2e.log
+T0=$(date +%s%N)
+FAILED=0
+PIDS_MUNGED= PID_SLURMCTLD= PID_SLURMD=
+CREATED_POLICY=
+ETC_NHC_BACKUP=
+ETC_NHC_OURS=
+export SLURM_CONF=$S/etc/slurm.conf
+
+# ---- logging and waiting -------------------------------------------------------------------------
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+log() {
+    local t=$(( ($(date +%s%N) - T0) / 1000000 ))
+    printf '%s [+%3d.%03ds] %s\n' "$(date -u +%H:%M:%S.%3N)" $((t / 1000)) $((t % 1000)) "$*" | tee -a "$LOG"
+}
+fail() {
+    log "FAIL: $*"
+    FAILED=$((FAILED + 1))
+}
+pass() { log "ok: $*"; }
+
+# node_state → "drained|NHC: ..." as sinfo shows it
+node_state() { sinfo -h -N -n "$NODE" -o '%T|%E' 2>/dev/null | head -1; }
+
+# wait_until SECONDS DESCRIPTION COMMAND...: polls every 0.2 s; sets WAITED_MS; returns 1 on timeout.
+WAITED_MS=0
+wait_until() {
+    local limit=$1 what=$2; shift 2
+    local start; start=$(now_ms)
+    while :; do
+        if "$@" >/dev/null 2>&1; then
+            WAITED_MS=$(( $(now_ms) - start ))
+            return 0
+        fi
+        if [ $(( $(now_ms) - start )) -ge $((limit * 1000)) ]; then
+            WAITED_MS=$(( $(now_ms) - start ))
+            log "timed out after ${limit}s waiting for: $what (node: $(node_state))"
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+TIMINGS=()
+# timing LABEL MS: one line of the summary printed at the end (cause → sinfo showing the change)
+timing() { TIMINGS+=("$(printf '%-58s %s' "$1" "$(secs "$2")")"); }
+secs() { printf '%d.%01d s' $(($1 / 1000)) $((($1 % 1000) / 100)); }
+
+state_is() { [ "$(node_state | cut -d'|' -f1)" = "$1" ]; }
+state_matches() { node_state | grep -Eq "$1"; }
+runs() { [ -f "$S/runs" ] && wc -l < "$S/runs" || echo 0; }
+runs_at_least() { [ "$(runs)" -ge "$1" ]; }
+# Waits until slurmd has started N more health checks than now, and the last of them has finished acting.
+wait_runs() {
+    local n=$1 target=$(( $(runs) + $1 ))
+    wait_until $((n * 15 + 20)) "$n more nhc run(s)" runs_at_least "$target" || return 1
+    sleep 4   # the run that just started probes, then acts: give it time to finish (a run takes ~1-2 s)
+}
+nhc_log_has() { grep -q -- "$1" "$S/log/nhc.log" 2>/dev/null; }
+
+# ---- teardown ------------------------------------------------------------------------------------
+
+alive() { # a pid that exists and is not a zombie (PID 1 here may reap late)
+    local st
+    st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+    case $st in Z*|'') return 1 ;; esac
+    return 0
+}
+stop_pid() { # stop_pid NAME PID: TERM, wait up to 10 s, then KILL
+    local name=$1 pid=$2 i
+    [ -n "$pid" ] || return 0
+    alive "$pid" || return 0
+    kill -TERM "$pid" 2>/dev/null
+    for i in $(seq 1 50); do alive "$pid" || { log "stopped $name (pid $pid)"; return 0; }; sleep 0.2; done
+    kill -KILL "$pid" 2>/dev/null
+    for i in $(seq 1 25); do alive "$pid" || { log "killed $name (pid $pid)"; return 0; }; sleep 0.2; done
+    log "WARNING: $name (pid $pid) did not die"
+}
+stop_health_checks() { # slurmd ignores SIGTERM while a health check runs: end those first, by process group
+    [ -n "$PID_SLURMD" ] || return 0
+    local c
+    for c in $(ps -o pid= --ppid "$PID_SLURMD" 2>/dev/null); do
+        kill -TERM -- "-$c" 2>/dev/null || kill -TERM "$c" 2>/dev/null
+    done
+    sleep 0.5
+    for c in $(ps -o pid= --ppid "$PID_SLURMD" 2>/dev/null); do
+        kill -KILL -- "-$c" 2>/dev/null || kill -KILL "$c" 2>/dev/null
+    done
+}
+cleanup() {
+    local rc=$?
+    set +e
+    log "teardown"
+    stop_health_checks
+    stop_pid slurmd "$PID_SLURMD"
+    stop_pid slurmctld "$PID_SLURMCTLD"
+    stop_pid munged "$PIDS_MUNGED"
+    if [ -n "$ETC_NHC_OURS" ]; then
+        rm -rf /etc/nhc
+        if [ -n "$ETC_NHC_BACKUP" ]; then mv "$ETC_NHC_BACKUP" /etc/nhc; fi
+    fi
+    [ -n "$CREATED_POLICY" ] && rm -f /usr/sbin/policy-rc.d
+    if [ "$FAILED" -gt 0 ] || [ "$rc" -ne 0 ]; then
+        log "e2e FAILED ($FAILED failed assertion(s), exit $rc); logs kept in $S/log, nhc log below"
+        tail -n 40 "$S/log/nhc.log" 2>/dev/null | sed 's/^/  nhc.log: /'
+        grep -h 'health_check' "$S/log/slurmd.log" 2>/dev/null | tail -n 10 | sed 's/^/  slurmd.log: /'
+        [ "$rc" -eq 0 ] && rc=1
+    else
+        log "e2e passed; log: $LOG"
+    fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- install -------------------------------------------------------------------------------------
+
+install_slurm() {
+    if command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v scontrol >/dev/null \
+            && command -v sbatch >/dev/null && command -v munged >/dev/null; then
+        log "slurm and munge already installed: $(slurmctld -V 2>&1)"
+        return 0
+    fi
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\n# nhc e2e: packages must not start daemons\nexit 101\n' > /usr/sbin/policy-rc.d
+        chmod 755 /usr/sbin/policy-rc.d
+        CREATED_POLICY=1
+    fi
+    log "installing slurmctld slurmd slurm-client munge"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y --no-install-recommends slurmctld slurmd slurm-client munge >"$S/apt.log" 2>&1; then
+        apt-get update >>"$S/apt.log" 2>&1
+        apt-get install -y --no-install-recommends slurmctld slurmd slurm-client munge >>"$S/apt.log" 2>&1 \
+            || { tail -n 20 "$S/apt.log"; log "apt-get install failed"; exit 1; }
+    fi
+    log "installed: $(slurmctld -V 2>&1)"
+}
+
+# ---- nhc config and the test probe ---------------------------------------------------------------
+
+setup_nhc() {
+    if [ -e /etc/nhc ]; then
+        ETC_NHC_BACKUP=/etc/nhc.e2e-backup.$$
+        mv /etc/nhc "$ETC_NHC_BACKUP"
+        log "moved the existing /etc/nhc aside to $ETC_NHC_BACKUP (restored at exit)"
+    fi
+    ETC_NHC_OURS=1
+    mkdir -p /etc/nhc/ext "$S/probe-classes" "$S/nhc-state" "$S/log"
+    chmod 755 /etc/nhc /etc/nhc/ext
+    local java javac cp
+    java=$(readlink -f "$(command -v java)")
+    javac=${java%/java}/javac
+    [ -x "$javac" ] || { log "no javac next to $java: cannot build the e2e probe"; exit 1; }
+    cp=$(find "$APP/lib" -maxdepth 1 -name 'nhc-engine-*.jar' | head -1)
+    "$javac" --release 17 -nowarn -d "$S/probe-classes" -cp "$cp" "$HERE/probe/dev/nhc/e2e/CauseFileProbe.java" \
+        || { log "cannot compile the e2e probe"; exit 1; }
+    cp -r "$HERE/probe/META-INF" "$S/probe-classes/"
+    (cd "$S/probe-classes" && "${java%/java}/jar" cf /etc/nhc/ext/nhc-e2e-probe.jar .)
+    chmod 644 /etc/nhc/ext/nhc-e2e-probe.jar
+    write_config 0.5
+}
+
+# write_config MAX_DRAINED_FRACTION: the config slurmd's nhc-slurm reads. "cause" drains, "hwcause" fails.
+write_config() {
+    cat > /etc/nhc/nhc.yaml.tmp <<EOF
+nhc: 1
+settings:
+  deadline: 45s
+  check_timeout: 35s
+  state_dir: $S/nhc-state
+  log_file: $S/log/nhc.log
+  log_level: info
+slurm:
+  slurm_conf: $S/etc/slurm.conf
+  failure_state: drain
+  resume_after: 1
+  max_drained_fraction: $1
+  command_timeout: 3s
+  retries: 2
+checks:
+  - name: e2e-cause
+    use: e2e.cause
+    with: { path: $S/cause, runs: $S/runs, hold: $S/hold }
+    fail: { present: "> 0" }
+    message: "cause file present"
+  - name: e2e-gpu
+    use: e2e.cause
+    with: { path: $S/hwcause }
+    fail: { present: "> 0" }
+    message: "GPU 0 fell off the bus"
+    slurm_state: fail
+EOF
+    chmod 644 /etc/nhc/nhc.yaml.tmp
+    mv /etc/nhc/nhc.yaml.tmp /etc/nhc/nhc.yaml
+}
+
+# ---- cluster -------------------------------------------------------------------------------------
+
+start_cluster() {
+    mkdir -p "$S/etc" "$S/munge" "$S/run" "$S/spool" "$S/state" "$S/log"
+    chmod 700 "$S/munge"
+    chmod 755 "$S/run"
+    dd if=/dev/urandom of="$S/munge/munge.key" bs=1024 count=1 2>/dev/null
+    chmod 400 "$S/munge/munge.key"
+    local cpus
+    cpus=$(slurmd -C | head -1 | sed -E 's/^NodeName=[^ ]+ //; s/ RealMemory=[0-9]+//')
+    cat > "$S/etc/slurm.conf" <<EOF
+ClusterName=nhce2e
+SlurmctldHost=$NODE(127.0.0.1)
+AuthType=auth/munge
+AuthInfo=socket=$S/run/munge.sock
+SlurmUser=root
+SlurmctldPort=16817
+SlurmdPort=16818
+StateSaveLocation=$S/state
+SlurmdSpoolDir=$S/spool
+SlurmctldPidFile=$S/run/slurmctld.pid
+SlurmdPidFile=$S/run/slurmd.pid
+SlurmctldLogFile=$S/log/slurmctld.log
+SlurmdLogFile=$S/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/cons_tres
+ReturnToService=2
+MailProg=/bin/true
+HealthCheckProgram=$APP/bin/nhc-slurm
+HealthCheckInterval=10
+HealthCheckNodeState=ANY
+NodeName=$NODE NodeAddr=127.0.0.1 $cpus RealMemory=1000
+# Never-started nodes for the circuit breaker: a port nothing listens on, so slurmctld gets "refused" at once.
+NodeName=fake[1-3] NodeAddr=127.0.0.1 Port=16999 CPUs=1 RealMemory=100
+PartitionName=debug Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
+PartitionName=fakes Nodes=fake[1-3] MaxTime=INFINITE State=UP
+EOF
+    setsid munged -F --key-file="$S/munge/munge.key" --socket="$S/run/munge.sock" --pid-file="$S/run/munged.pid" \
+        --log-file="$S/log/munged.log" --seed-file="$S/munge/seed" >"$S/log/munged.out" 2>&1 &
+    PIDS_MUNGED=$!
+    wait_until 10 "munged socket" test -S "$S/run/munge.sock" || exit 1
+    start_slurmctld -c
+    (cd "$S" && exec setsid slurmd -D -N "$NODE" -f "$S/etc/slurm.conf" >"$S/log/slurmd.out" 2>&1) &
+    PID_SLURMD=$!
+    log "started munged ($PIDS_MUNGED), slurmctld ($PID_SLURMCTLD), slurmd ($PID_SLURMD); HealthCheckProgram=$APP/bin/nhc-slurm"
+    wait_until 90 "node $NODE idle" state_is idle || exit 1
+    log "node $NODE is idle after $(secs "$WAITED_MS")"
+}
+
+# start_slurmctld [-c]: -c starts cold (the first time); without it slurmctld keeps its saved state.
+start_slurmctld() {
+    (exec setsid slurmctld -D "$@" -f "$S/etc/slurm.conf" >>"$S/log/slurmctld.out" 2>&1) &
+    PID_SLURMCTLD=$!
+    wait_until 20 "slurmctld answering" scontrol ping || exit 1
+}
+
+# ---- scenarios -----------------------------------------------------------------------------------
+
+OTHER=
+# other_health_check PID: a child of slurmd running nhc other than PID (sets OTHER)
+other_health_check() {
+    local pid args
+    while read -r pid args; do
+        case $args in *nhc*|*java*) [ "$pid" != "$1" ] && { OTHER=$pid; return 0; } ;; esac
+    done < <(ps -o pid=,args= --ppid "$PID_SLURMD" 2>/dev/null)
+    return 1
+}
+not_alive() { ! alive "$1"; }
+
+job_state() { scontrol show job -o "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
+job_reason() { scontrol show job -o "$1" 2>/dev/null | grep -o 'Reason=[^ ]*' | cut -d= -f2; }
+job_is() { local s; s=$(job_state "$1"); [ "$s" = "$2" ]; }
+job_ran() { local s; s=$(job_state "$1"); [ "$s" = RUNNING ] || [ "$s" = COMPLETING ] || [ "$s" = COMPLETED ]; }
+
+scenario_drain_and_resume() {
+    log "=== 1. a failing check drains the node; a job waits; fixing the cause resumes it and the job runs"
+    local t job
+    touch "$S/cause"; t=$(now_ms)
+    log "cause: created $S/cause"
+    if wait_until 40 "node drained with an NHC reason" state_matches '^drained\|NHC: e2e-cause: cause file present$'; then
+        timing "cause created -> sinfo drained (NHC reason)" $(( $(now_ms) - t ))
+        pass "drained with reason '$(node_state | cut -d'|' -f2)' $(secs $(( $(now_ms) - t ))) after the cause"
+    else
+        fail "node not drained: $(node_state)"; rm -f "$S/cause"; return
+    fi
+    job=$(sbatch --parsable -p debug -w "$NODE" -D "$S" -o "$S/job-%j.out" --wrap 'echo ran on $(hostname -s)') \
+        || { fail "sbatch failed"; rm -f "$S/cause"; return; }
+    sleep 3
+    if job_is "$job" PENDING; then
+        pass "job $job is PENDING ($(job_reason "$job")) while the node is drained"
+    else
+        fail "job $job is $(job_state "$job"), expected PENDING"
+    fi
+    rm -f "$S/cause"; t=$(now_ms)
+    log "cause: removed $S/cause"
+    if wait_until 40 "node idle again" state_is idle; then
+        timing "cause removed -> sinfo idle (resumed)" $(( $(now_ms) - t ))
+        pass "resumed to idle $(secs $(( $(now_ms) - t ))) after the fix"
+    else
+        fail "node not resumed: $(node_state)"
+    fi
+    if wait_until 40 "job $job ran" job_ran "$job"; then
+        timing "cause removed -> pending job ran" $(( $(now_ms) - t ))
+        pass "job $job $(job_state "$job") $(secs $(( $(now_ms) - t ))) after the fix"
+    else
+        fail "job $job is $(job_state "$job") ($(job_reason "$job"))"
+        scancel "$job" 2>/dev/null
+    fi
+}
+
+scenario_fail_state() {
+    log "=== 2. a hardware fault (check with slurm_state: fail) puts the node in FAIL"
+    local t
+    touch "$S/hwcause"; t=$(now_ms)
+    log "cause: created $S/hwcause"
+    if wait_until 40 "node in FAIL" state_matches '^fail\|NHC: e2e-gpu: GPU 0 fell off the bus$'; then
+        timing "hardware cause created -> sinfo fail" $(( $(now_ms) - t ))
+        pass "FAIL with reason '$(node_state | cut -d'|' -f2)' $(secs $(( $(now_ms) - t ))) after the fault"
+    else
+        fail "node not in FAIL: $(node_state)"; rm -f "$S/hwcause"; return
+    fi
+    rm -f "$S/hwcause"; t=$(now_ms)
+    log "cause: removed $S/hwcause"
+    if wait_until 40 "node idle again" state_is idle; then
+        timing "hardware cause removed -> sinfo idle" $(( $(now_ms) - t ))
+        pass "resumed from FAIL to idle $(secs $(( $(now_ms) - t ))) after the repair"
+    else
+        fail "node not resumed from FAIL: $(node_state)"
+    fi
+}
+
+scenario_admin_drain() {
+    log "=== 3. an admin's drain stays, with the admin's reason, while checks pass and while they fail"
+    scontrol update NodeName="$NODE" State=DRAIN Reason="maintenance" || { fail "admin drain failed"; return; }
+    log "admin: drained $NODE with reason 'maintenance'"
+    wait_runs 2 || { fail "nhc did not run"; admin_release; return; }
+    if [ "$(node_state)" = "drained|maintenance" ]; then pass "after 2 passing runs still: $(node_state)"; else fail "admin drain changed: $(node_state)"; fi
+    touch "$S/cause"
+    log "cause: created $S/cause"
+    wait_runs 2 || { fail "nhc did not run"; admin_release; return; }
+    if [ "$(node_state)" = "drained|maintenance" ]; then pass "after 2 failing runs still: $(node_state)"; else fail "admin drain changed: $(node_state)"; fi
+    if nhc_log_has "by someone else: nhc leaves its state and reason alone"; then pass "nhc logged that it leaves the admin's drain alone"; else fail "no 'by someone else' line in nhc.log"; fi
+    rm -f "$S/cause"
+    log "cause: removed $S/cause"
+    wait_runs 1 || { fail "nhc did not run"; admin_release; return; }
+    if [ "$(node_state)" = "drained|maintenance" ]; then pass "after the fix, still: $(node_state) (only the admin resumes it)"; else fail "admin drain changed: $(node_state)"; fi
+    admin_release
+}
+admin_release() {
+    rm -f "$S/cause"
+    scontrol update NodeName="$NODE" State=RESUME
+    wait_until 20 "node idle" state_is idle || fail "admin resume did not take"
+    log "admin: resumed $NODE"
+}
+
+scenario_slurmctld_down() {
+    log "=== 4. slurmctld stopped during a run: nhc exits before slurmd's 60 s limit and acts once slurmctld is back"
+    local start_runs t_stop t_back before_fail
+    before_fail=$(grep -c 'health_check failed' "$S/log/slurmd.log" 2>/dev/null)
+    touch "$S/hold" "$S/cause"
+    log "cause: created $S/cause; holding the next run in its probe ($S/hold)"
+    start_runs=$(runs)
+    wait_until 30 "a run holding in its probe" runs_at_least $((start_runs + 1)) || { fail "no run started"; rm -f "$S/hold" "$S/cause"; return; }
+    local run_start; run_start=$(now_ms)
+    # While this run holds the lock, slurmd starts the next health check: it must exit at once, without probing.
+    local held seen
+    held=$(tail -n 1 "$S/runs" | cut -d' ' -f2)
+    if wait_until 25 "slurmd to start another health check while run $held holds" other_health_check "$held"; then
+        seen=$(now_ms)
+        if wait_until 10 "the overlapping run $OTHER to exit" not_alive "$OTHER"; then
+            timing "overlapping run started -> exited (lock held)" $(( $(now_ms) - seen ))
+            pass "an overlapping run (pid $OTHER) exited after $(secs $(( $(now_ms) - seen ))) while run $held held the lock"
+        else
+            fail "the overlapping run $OTHER did not exit"
+        fi
+        if [ "$(runs)" -eq $((start_runs + 1)) ]; then pass "the overlapping run did not probe"; else fail "two runs probed at once"; fi
+    else
+        fail "slurmd started no other health check while one was running"
+    fi
+    stop_pid slurmctld "$PID_SLURMCTLD"; t_stop=$(now_ms)
+    rm -f "$S/hold"
+    log "slurmctld stopped; released the run"
+    if wait_until 58 "nhc to report that Slurm cannot be reached" nhc_log_has "Slurm cannot be reached"; then
+        timing "slurmctld stopped -> nhc reports Slurm unreachable" $(( $(now_ms) - t_stop ))
+        pass "nhc gave up on Slurm $(secs $(( $(now_ms) - t_stop ))) after slurmctld stopped"
+    else
+        fail "nhc did not report the unreachable controller"
+    fi
+    # slurmd logs the exit of the health check; one that ran into the 60 s limit is logged as a poll timeout.
+    if wait_until 58 "the held run to exit" bash -c "[ \$(grep -c 'health_check failed' '$S/log/slurmd.log') -gt $before_fail ]"; then
+        timing "held run: probe started -> nhc exited (slurmd limit 60 s)" $(( $(now_ms) - run_start ))
+        timing "held run: slurmctld stopped -> nhc exited" $(( $(now_ms) - t_stop ))
+        pass "the held run exited $(secs $(( $(now_ms) - run_start ))) after it started probing, $(secs $(( $(now_ms) - t_stop ))) after slurmctld stopped (limit 60 s)"
+    else
+        fail "no exit of the held run in slurmd.log"
+    fi
+    if grep -q 'health_check poll timeout' "$S/log/slurmd.log"; then fail "slurmd had to kill a health check (poll timeout)"; else pass "slurmd never had to kill nhc"; fi
+    # The cause goes away while Slurm is down: the drain nhc saw the need for is still owed, and applied
+    # by the first run that reaches slurmctld; the run after that resumes the now healthy node.
+    rm -f "$S/cause"
+    log "cause: removed while slurmctld is down"
+    start_slurmctld; t_back=$(now_ms)
+    log "slurmctld started again (keeping its state)"
+    if wait_until 40 "the kept drain applied once slurmctld is back" state_matches '^drained\|NHC: e2e-cause:'; then
+        timing "slurmctld back -> sinfo drained (kept intent)" $(( $(now_ms) - t_back ))
+        pass "drained $(secs $(( $(now_ms) - t_back ))) after slurmctld came back: $(node_state)"
+    else
+        fail "the kept drain was not applied after slurmctld came back: $(node_state)"; return
+    fi
+    if nhc_log_has "applying the drain intended"; then pass "nhc: $(grep -o 'applying the drain intended.*' "$S/log/nhc.log" | tail -1)"; else fail "no 'applying the drain intended' in nhc.log"; fi
+    if wait_until 40 "node idle again" state_is idle; then
+        timing "kept drain applied -> sinfo idle (checks pass)" "$WAITED_MS"
+        pass "resumed"
+    else
+        fail "not resumed: $(node_state)"
+    fi
+}
+
+scenario_circuit_breaker() {
+    log "=== 5. the circuit breaker: with 2 of 4 nodes drained by nhc, nhc does not drain a third"
+    scontrol update NodeName=fake1,fake2 State=DRAIN Reason="NHC: e2e-cause: simulated on another node" \
+        || { fail "cannot drain the fake nodes"; return; }
+    log "admin: drained fake1, fake2 with NHC reasons ($(sinfo -h -N -n fake1,fake2 -o '%N=%T' | tr '\n' ' '))"
+    touch "$S/cause"
+    log "cause: created $S/cause"
+    if wait_until 40 "nhc to open the circuit breaker" nhc_log_has "circuit breaker open"; then
+        timing "cause created -> nhc logs circuit breaker open" $WAITED_MS
+        pass "nhc: $(grep -o 'circuit breaker open: [^;]*' "$S/log/nhc.log" | tail -1)"
+    else
+        fail "no 'circuit breaker open' in nhc.log"
+        rm -f "$S/cause"; scontrol update NodeName=fake1,fake2 State=DOWN Reason="e2e: released"; return
+    fi
+    if wait_runs 1; then
+        if state_is idle; then pass "node still idle with the breaker open: $(node_state)"; else fail "node changed despite the breaker: $(node_state)"; fi
+    else
+        fail "nhc did not run"
+    fi
+    if grep -q 'health_check failed: rc:1 output:.*circuit breaker open' "$S/log/slurmd.log"; then
+        pass "nhc exited 1 with the breaker open (slurmd.log: $(grep -o 'health_check failed: rc:1 output:.\{0,40\}circuit breaker open' "$S/log/slurmd.log" | tail -1))"
+    else
+        fail "no rc:1 with 'circuit breaker open' in slurmd.log"
+    fi
+    # Nodes that never registered refuse RESUME and UNDRAIN ("Invalid node state specified"); DOWN with an
+    # admin's reason takes them out of nhc's count just as well.
+    scontrol update NodeName=fake1,fake2 State=DOWN Reason="e2e: released" || fail "cannot release the fake nodes"
+    log "admin: released fake1, fake2 ($(sinfo -h -N -n fake1,fake2 -o '%N=%T|%E' | tr '\n' ' '))"
+    if wait_until 40 "node drained once the breaker closes" state_matches '^drained\|NHC: e2e-cause:'; then
+        timing "other nodes released -> sinfo drained" $WAITED_MS
+        pass "with the other nodes back, nhc drains: $(node_state)"
+    else
+        fail "not drained after the breaker closed: $(node_state)"; rm -f "$S/cause"; return
+    fi
+    rm -f "$S/cause"
+    wait_until 40 "node idle again" state_is idle && pass "resumed" || fail "not resumed: $(node_state)"
+}
+
+# ---- main ----------------------------------------------------------------------------------------
+
+log "nhc Slurm e2e: app $APP, node $NODE, scratch $S"
+install_slurm
+setup_nhc
+start_cluster
+scenario_drain_and_resume
+scenario_fail_state
+scenario_admin_drain
+scenario_slurmctld_down
+scenario_circuit_breaker
+log "transition timings (cause -> what sinfo/nhc showed; HealthCheckInterval=10):"
+for line in "${TIMINGS[@]}"; do log "  $line"; done
+log "nhc runs seen: $(runs); health checks that failed (rc 1) per slurmd.log: $(grep -c 'health_check failed' "$S/log/slurmd.log")"

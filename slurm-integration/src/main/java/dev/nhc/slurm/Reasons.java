@@ -1,0 +1,79 @@
+package dev.nhc.slurm;
+
+import dev.nhc.engine.model.Finding;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds the Slurm reason "NHC: &lt;check&gt;: &lt;message&gt;" from every failing finding. The
+ * reason reaches scontrol as one argv element, but slurmctld, sinfo's columns and admins' scripts
+ * all read it back, so it is kept to one line of printable ASCII without double quotes, and short.
+ */
+public final class Reasons {
+    /** The first word of every reason nhc sets; the circuit breaker and admins recognise nhc's drains by it. */
+    public static final String PREFIX = "NHC:";
+    /** Long enough for two or three findings, short enough for sinfo's %E and scontrol's one-line output. */
+    public static final int MAX_LENGTH = 200;
+
+    private Reasons() {
+    }
+
+    public static String of(List<Finding> failures) {
+        // One entry per check, in the verdict's order; a check failing on several entities lists them once.
+        Map<String, List<String>> byCheck = new LinkedHashMap<>();
+        for (Finding f : failures) {
+            String check = f.check() == null ? "nhc" : f.check();
+            List<String> messages = byCheck.computeIfAbsent(check, k -> new ArrayList<>());
+            String m = clean(f.message());
+            if (!messages.contains(m)) {
+                messages.add(m);
+            }
+        }
+        List<String> parts = new ArrayList<>();
+        byCheck.forEach((check, messages) -> parts.add(clean(check) + ": " + String.join(", ", messages)));
+        StringBuilder b = new StringBuilder(PREFIX);
+        for (int i = 0; i < parts.size(); i++) {
+            String sep = i == 0 ? " " : "; ";
+            String more = i + 1 < parts.size() ? " (+" + (parts.size() - i - 1) + " more)" : "";
+            if (b.length() + sep.length() + parts.get(i).length() + more.length() > MAX_LENGTH && i > 0) {
+                b.append(" (+").append(parts.size() - i).append(" more)");
+                break;
+            }
+            b.append(sep).append(parts.get(i));
+        }
+        return bound(b.toString());
+    }
+
+    /** One line of printable ASCII: controls and newlines become spaces, double quotes single ones, runs of spaces one. */
+    static String clean(String text) {
+        if (text == null) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '`') {
+                b.append('\'');
+            } else if (c == '[' || c == ']') {
+                // scontrol prints "reason [user@time]"; brackets of our own would blur where the reason ends.
+                b.append(c == '[' ? '(' : ')');
+            } else if (c == '\\') {
+                b.append('/');
+            } else if (c < 0x20 || c == 0x7f) {
+                b.append(' ');
+            } else if (c > 0x7e) {
+                b.append('?');
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString().replaceAll(" {2,}", " ").strip();
+    }
+
+    static String bound(String reason) {
+        return reason.length() <= MAX_LENGTH ? reason : reason.substring(0, MAX_LENGTH - 3).stripTrailing() + "...";
+    }
+}

@@ -1,0 +1,102 @@
+package dev.nhc.slurm;
+
+import dev.nhc.engine.model.SlurmState;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/** What nhc asks of and tells Slurm, through scontrol and sinfo. */
+final class SlurmClient {
+    private final SlurmSettings settings;
+    private final CommandRunner runner;
+
+    SlurmClient(SlurmSettings settings, CommandRunner runner) {
+        this.settings = settings;
+        this.runner = runner;
+    }
+
+    /** The node's state flags and reason. */
+    NodeStatus node(String node) throws SlurmUnavailableException {
+        CommandRunner.Result r = runner.run(List.of(scontrol(), "show", "node", "-o", node), SlurmClient::retryable);
+        if (r.exit() != 0) {
+            if (notFound(r)) {
+                throw new NodeNotFoundException("slurmctld does not know node " + node + " (yet): " + r.firstLine());
+            }
+            throw new SlurmUnavailableException("scontrol show node " + node + ": exit " + r.exit() + ": " + r.firstLine());
+        }
+        for (String line : r.stdout().split("\n")) {
+            NodeStatus s = NodeStatus.parse(line);
+            if (s != null && s.name().equals(node)) {
+                return s;
+            }
+        }
+        // An empty or foreign answer must not pass for "node available": that is how a drain gets silently lost.
+        throw new SlurmUnavailableException("scontrol show node " + node + " gave no State= line for the node: '"
+                + r.stdout().strip().lines().findFirst().orElse("") + "'");
+    }
+
+    /** Every node of the cluster, or of the configured partition, for the circuit breaker. */
+    List<NodeStatus> nodes() throws SlurmUnavailableException {
+        CommandRunner.Result r = runner.run(List.of(scontrol(), "show", "node", "-o"), SlurmClient::retryable);
+        if (r.exit() != 0) {
+            throw new SlurmUnavailableException("scontrol show node: exit " + r.exit() + ": " + r.firstLine());
+        }
+        List<NodeStatus> all = new ArrayList<>();
+        for (String line : r.stdout().split("\n")) {
+            NodeStatus s = NodeStatus.parse(line);
+            if (s != null) {
+                all.add(s);
+            }
+        }
+        if (settings.partition() == null) {
+            return all;
+        }
+        CommandRunner.Result p = runner.run(List.of(settings.sinfo().toString(), "-h", "-N", "-p", settings.partition(), "-o", "%N"),
+                SlurmClient::retryable);
+        if (p.exit() != 0) {
+            throw new SlurmUnavailableException("sinfo -p " + settings.partition() + ": exit " + p.exit() + ": " + p.firstLine());
+        }
+        Set<String> members = new LinkedHashSet<>(p.stdout().strip().lines().map(String::strip).toList());
+        return all.stream().filter(n -> members.contains(n.name())).toList();
+    }
+
+    void setState(String node, SlurmState state, String reason) throws SlurmUnavailableException {
+        update(List.of("NodeName=" + node, "State=" + state.name(), "Reason=" + reason));
+    }
+
+    /** Changes only the reason: on a drained node this leaves the state as it is, so the node does not flap. */
+    void setReason(String node, String reason) throws SlurmUnavailableException {
+        update(List.of("NodeName=" + node, "Reason=" + reason));
+    }
+
+    void resume(String node) throws SlurmUnavailableException {
+        update(List.of("NodeName=" + node, "State=RESUME"));
+    }
+
+    private void update(List<String> args) throws SlurmUnavailableException {
+        List<String> argv = new ArrayList<>(List.of(scontrol(), "update"));
+        argv.addAll(args);
+        CommandRunner.Result r = runner.run(argv, SlurmClient::retryable);
+        if (r.exit() != 0) {
+            throw new SlurmUnavailableException("scontrol update " + args.get(0) + ": exit " + r.exit() + ": " + r.firstLine());
+        }
+    }
+
+    private String scontrol() {
+        return settings.scontrol().toString();
+    }
+
+    private static boolean notFound(CommandRunner.Result r) {
+        String text = (r.stdout() + r.stderr()).toLowerCase(Locale.ROOT);
+        return text.contains("not found");
+    }
+
+    /** "Not found" and "invalid" answers are final; a controller that is down or busy may answer the next time. */
+    private static boolean retryable(CommandRunner.Result r) {
+        String text = (r.stdout() + r.stderr()).toLowerCase(Locale.ROOT);
+        return !(text.contains("not found") || text.contains("invalid"));
+    }
+}

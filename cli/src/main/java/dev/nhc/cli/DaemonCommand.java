@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,6 +26,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
                         + "'nhc run --json'), GET /metrics (Prometheus). With a 'dstack:' section it also runs the shim "
                         + "health proxy on dstack.listen (default 127.0.0.1:10998) in front of dstack-shim on dstack.shim "
                         + "(default 127.0.0.1:11998), so that dstack sees nhc's verdict as the host's health.",
+                "",
+                "With GPU checks, a critical XID reported by NVML re-runs them at once instead of at the next interval.",
                 "",
                 "SIGHUP reloads the config (an invalid one is reported and the running one kept); SIGTERM stops."},
         footerHeading = "%nExamples:%n",
@@ -61,6 +64,6 @@ final class DaemonCommand implements Callable<Integer> {
             return cfg;
         };
         Runner runner = new Runner(loader.registry(), loader.evaluator(), Clock.systemUTC());
-        return Daemon.run(source, new EngineCheckRunner(runner, node, Map.of()), node, System.err);
+        return Daemon.run(source, new EngineCheckRunner(runner, node, Map.of()), node, System.err, List.of(new NvmlXidTrigger()));
     }
 }

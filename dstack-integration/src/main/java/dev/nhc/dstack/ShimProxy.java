@@ -142,17 +142,37 @@ public final class ShimProxy implements AutoCloseable {
         workers.shutdownNow();
     }
 
+    /** The shim's response broke off after its headers were passed on: the client must not see a clean end. */
+    static final class UpstreamBroke extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UpstreamBroke(IOException cause) {
+            super("dstack-shim's response broke off: " + cause.getMessage(), cause);
+        }
+    }
+
     private void handle(HttpExchange ex) {
         stats.requests.increment();
-        try (ex) {
+        boolean abort = false;
+        try {
             if ("GET".equals(ex.getRequestMethod()) && HEALTH_PATH.equals(ex.getRequestURI().getPath())) {
                 answerHealth(ex);
             } else {
                 forward(ex);
             }
+        } catch (UpstreamBroke e) {
+            // Closing the exchange would end a chunked body properly and pass a truncated answer off as
+            // whole; an exception out of the handler makes the JDK server drop the connection instead.
+            stats.upstreamErrors.increment();
+            abort = true;
+            throw e;
         } catch (IOException | RuntimeException e) {
-            // The client went away or the upstream broke mid-body; the JDK server closes the connection.
+            // The client went away; the JDK server closes the connection.
             LOG.debug("proxy {} {}: {}", ex.getRequestMethod(), ex.getRequestURI(), e.toString());
+        } finally {
+            if (!abort) {
+                ex.close();
+            }
         }
     }
 
@@ -262,15 +282,31 @@ public final class ShimProxy implements AutoCloseable {
     static void copy(InputStream in, OutputStream out) throws IOException {
         byte[] buf = new byte[BUFFER_BYTES];
         int n;
-        while ((n = in.read(buf)) >= 0) {
+        while ((n = readUpstream(in, buf)) >= 0) {
             if (n > 0) {
                 out.write(buf, 0, n);
             }
-            if (in.available() == 0) {
+            if (availableUpstream(in) == 0) {
                 out.flush();
             }
         }
         out.flush();
+    }
+
+    private static int availableUpstream(InputStream in) {
+        try {
+            return in.available();
+        } catch (IOException e) {
+            throw new UpstreamBroke(e);
+        }
+    }
+
+    private static int readUpstream(InputStream in, byte[] buf) {
+        try {
+            return in.read(buf);
+        } catch (IOException e) {
+            throw new UpstreamBroke(e);
+        }
     }
 
     private static HttpRequest.BodyPublisher requestBody(HttpExchange ex) {
@@ -280,7 +316,8 @@ public final class ShimProxy implements AutoCloseable {
         if (cl != null && !chunked) {
             long len = Long.parseLong(cl.trim());
             if (len == 0) {
-                return sameAsEmpty(ex.getRequestMethod());
+                // A POST with "Content-Length: 0" stays one: HttpClient sends that header for an empty fixed-length body.
+                return HttpRequest.BodyPublishers.ofByteArray(new byte[0]);
             }
             return HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofInputStream(ex::getRequestBody), len);
         }
@@ -288,11 +325,6 @@ public final class ShimProxy implements AutoCloseable {
             return HttpRequest.BodyPublishers.ofInputStream(ex::getRequestBody);
         }
         return HttpRequest.BodyPublishers.noBody();
-    }
-
-    /** A POST with "Content-Length: 0" stays one: HttpClient sends that header for an empty fixed-length body. */
-    private static HttpRequest.BodyPublisher sameAsEmpty(String method) {
-        return HttpRequest.BodyPublishers.ofByteArray(new byte[0]);
     }
 
     private URI target(HttpExchange ex) {

@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
                         + "verdict into what the scheduler understands: Slurm's DRAIN, FAIL and RESUME, or dstack's "
                         + "healthy, warning and failure.",
                 ""},
-        subcommands = {RunCommand.class, ReplayCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
+        subcommands = {RunCommand.class, ReplayCommand.class, DaemonCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
                 VersionCommand.class, CommandLine.HelpCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {
@@ -80,6 +80,7 @@ public final class Main implements Runnable {
             Object sub = switch (args[0]) {
                 case "run" -> new RunCommand();
                 case "replay" -> new ReplayCommand();
+                case "daemon" -> new DaemonCommand();
                 case "check-config" -> new CheckConfigCommand();
                 case "list" -> new ListCommand();
                 case "clear" -> new ClearCommand();

@@ -1,0 +1,300 @@
+package dev.nhc.dstack;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import dev.nhc.engine.config.OnUnknown;
+import dev.nhc.engine.model.CheckStatus;
+import dev.nhc.engine.model.Severity;
+import dev.nhc.engine.model.Verdict;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static dev.nhc.dstack.Verdicts.check;
+import static dev.nhc.dstack.Verdicts.finding;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ShimProxyTest {
+    private static final int THREADS = 8;
+
+    private StandInShim shim;
+    private ShimProxy proxy;
+    private final AtomicReference<Verdict> verdict = new AtomicReference<>(Verdicts.healthy());
+    private final ShimProxy.Stats stats = new ShimProxy.Stats();
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @BeforeEach
+    void start() throws IOException {
+        shim = new StandInShim();
+        proxy = startProxy(shim.address());
+    }
+
+    private ShimProxy startProxy(HostPort upstream) throws IOException {
+        return new ShimProxy(new HostPort("127.0.0.1", 0), upstream, THREADS, Duration.ofSeconds(3),
+                verdict::get, () -> OnUnknown.IGNORE, stats).start();
+    }
+
+    @AfterEach
+    void stop() {
+        proxy.close();
+        shim.close();
+    }
+
+    private URI uri(String pathAndQuery) {
+        return URI.create("http://127.0.0.1:" + proxy.address().getPort() + pathAndQuery);
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> health() throws Exception {
+        HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(uri(ShimProxy.HEALTH_PATH)).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, r.statusCode());
+        return (Map<String, Object>) JSON.std.mapFrom(r.body()).get("dcgm");
+    }
+
+    @Test
+    void passesMethodPathQueryHeadersAndBinaryBodyThroughByteForByte() throws Exception {
+        byte[] body = new byte[3 * 1024 * 1024 + 17];
+        new Random(42).nextBytes(body);
+        for (String method : List.of("POST", "PUT", "PATCH", "DELETE")) {
+            HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(uri("/api/echo/a%20b/%2F?x=1&y=%C3%A9&x=2"))
+                    .header("X-Custom", "one").header("X-Custom", "two")
+                    .method(method, HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(201, r.statusCode(), method);
+            assertArrayEquals(body, r.body(), method);
+            assertEquals(method, r.headers().firstValue("X-Method").orElseThrow());
+            assertEquals("/api/echo/a%20b/%2F", r.headers().firstValue("X-Raw-Path").orElseThrow());
+            assertEquals("x=1&y=%C3%A9&x=2", r.headers().firstValue("X-Raw-Query").orElseThrow());
+            assertEquals("[one, two]", r.headers().firstValue("X-Custom-Seen").orElseThrow());
+            assertEquals(List.of("a=1", "b=2"), r.headers().allValues("Set-Cookie"));
+        }
+    }
+
+    @Test
+    void chunkedRequestBodyArrivesIntact() throws Exception {
+        byte[] body = new byte[1_000_003];
+        new Random(7).nextBytes(body);
+        // ofInputStream has no length, so the client sends it chunked.
+        HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(uri("/api/echo"))
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(body))).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertArrayEquals(body, r.body());
+    }
+
+    @Test
+    void streamedResponseReachesTheClientBeforeTheUpstreamFinishes() throws Exception {
+        HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(uri("/api/stream")).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        InputStream in = r.body();
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        CompletableFuture.runAsync(() -> {
+            try {
+                int b;
+                while ((b = in.read()) >= 0) {
+                    synchronized (got) {
+                        got.write(b);
+                    }
+                }
+            } catch (IOException ignored) {
+                // the assertion below reports what arrived
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            synchronized (got) {
+                return got.toString(StandardCharsets.UTF_8).equals("first-chunk\n");
+            }
+        });
+        assertEquals(1, shim.releaseStream.getCount(), "the upstream is still holding back the rest");
+        shim.releaseStream.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            synchronized (got) {
+                return got.toString(StandardCharsets.UTF_8).equals("first-chunk\nsecond-chunk\n");
+            }
+        });
+    }
+
+    @Test
+    void hugeBodiesAreStreamedBothWaysNotBuffered() throws Exception {
+        // Surefire runs this JVM with a 256 MiB heap: buffering 384 MiB in either direction would fail.
+        long blocks = 384 * 16;
+        MessageDigest expected = StandInShim.sha256();
+        for (long i = 0; i < blocks; i++) {
+            expected.update(StandInShim.Patterns.block(i));
+        }
+        String digest = HexFormat.of().formatHex(expected.digest());
+
+        InputStream upload = new InputStream() {
+            long index;
+            byte[] cur = new byte[0];
+            int pos;
+
+            @Override
+            public int read() {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                if (pos == cur.length) {
+                    if (index == blocks) {
+                        return -1;
+                    }
+                    cur = StandInShim.Patterns.block(index++);
+                    pos = 0;
+                }
+                int n = Math.min(len, cur.length - pos);
+                System.arraycopy(cur, pos, b, off, n);
+                pos += n;
+                return n;
+            }
+        };
+        HttpResponse<String> up = client.send(HttpRequest.newBuilder(uri("/api/digest"))
+                .POST(HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofInputStream(() -> upload), blocks * 65536))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(blocks * 65536 + " " + digest, up.body());
+
+        HttpResponse<InputStream> down = client.send(HttpRequest.newBuilder(uri("/api/big?mib=384")).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        MessageDigest md = StandInShim.sha256();
+        long n = 0;
+        try (InputStream in = down.body()) {
+            byte[] buf = new byte[65536];
+            int r;
+            while ((r = in.read(buf)) > 0) {
+                md.update(buf, 0, r);
+                n += r;
+            }
+        }
+        assertEquals(blocks * 65536, n);
+        assertEquals(digest, HexFormat.of().formatHex(md.digest()));
+    }
+
+    @Test
+    void healthIsTheWorseOfShimAndNhcWithBothIncidents() throws Exception {
+        shim.health.set("{\"dcgm\":{\"overall_health\":10,\"incidents\":[{\"system\":128,\"health\":10,"
+                + "\"error_message\":\"GPU 0 thermal violation\",\"error_code\":1,\"entity_group_id\":1,\"entity_id\":0}]}}");
+        verdict.set(Verdicts.with(check("xid", "gpu.xid", CheckStatus.COMPLETED,
+                finding("gpu1", Severity.FAIL, "XID 79 on GPU 1: fallen off the bus"))));
+        Map<String, Object> d = health();
+        assertEquals(20, d.get("overall_health"));
+        List<?> inc = (List<?>) d.get("incidents");
+        assertEquals(2, inc.size());
+        assertEquals("nhc: xid: XID 79 on GPU 1: fallen off the bus", ((Map<?, ?>) inc.get(0)).get("error_message"));
+        assertEquals("GPU 0 thermal violation", ((Map<?, ?>) inc.get(1)).get("error_message"));
+
+        verdict.set(Verdicts.healthy());
+        assertEquals(10, health().get("overall_health"));
+    }
+
+    @Test
+    void malformedShimAnswerGivesNhcVerdictPlusAnIncidentSayingSo() throws Exception {
+        verdict.set(Verdicts.with(check("root-fs", "disk.usage", CheckStatus.COMPLETED, finding("/", Severity.FAIL, "/ is 99% full"))));
+        for (String bad : List.of("this is not json", "[1,2]", "{\"dcgm\":{\"overall_health\":5,\"incidents\":[]}}", "{}")) {
+            shim.health.set(bad);
+            Map<String, Object> d = health();
+            assertEquals(20, d.get("overall_health"), bad);
+            List<?> inc = (List<?>) d.get("incidents");
+            assertEquals(2, inc.size(), bad);
+            assertTrue(inc.stream().anyMatch(i -> ((String) ((Map<?, ?>) i).get("error_message")).contains("unusable")), bad);
+        }
+    }
+
+    @Test
+    void shimDownAnswersHealthFromNhcAloneAndEverythingElseWith502() throws Exception {
+        int freePort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            freePort = s.getLocalPort();
+        }
+        proxy.close();
+        proxy = startProxy(new HostPort("127.0.0.1", freePort));
+        verdict.set(Verdicts.with(check("root-fs", "disk.usage", CheckStatus.COMPLETED, finding("/", Severity.WARN, "/ is 90% full"))));
+        Map<String, Object> d = health();
+        assertEquals(10, d.get("overall_health"));
+        assertEquals(1, ((List<?>) d.get("incidents")).size());
+        HttpResponse<String> other = client.send(HttpRequest.newBuilder(uri("/api/tasks")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(502, other.statusCode());
+        assertTrue(other.body().contains("not reachable"), other.body());
+        HttpResponse<String> post = client.send(HttpRequest.newBuilder(uri("/api/tasks/x/terminate"))
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(502, post.statusCode());
+    }
+
+    @Test
+    void twoHundredConcurrentRequestsAreAllServedByTheBoundedPool() throws Exception {
+        List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            String path = i % 10 == 0 ? ShimProxy.HEALTH_PATH : "/api/slow?i=" + i;
+            all.add(client.sendAsync(HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        int maxWorkers = 0;
+        for (CompletableFuture<HttpResponse<String>> f : all) {
+            maxWorkers = Math.max(maxWorkers, proxyThreads());
+            assertEquals(200, f.get().statusCode());
+        }
+        assertTrue(proxyThreads() <= THREADS, "proxy threads: " + proxyThreads());
+        assertTrue(maxWorkers <= THREADS, "proxy threads seen: " + maxWorkers);
+    }
+
+    private static int proxyThreads() {
+        return (int) Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("nhc-proxy-")).count();
+    }
+
+    @Test
+    void anUpstreamThatResetsMidBodyIsNotPassedOffAsAWholeAnswer() throws Exception {
+        try (ServerSocket broken = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread t = new Thread(() -> {
+                try (Socket s = broken.accept()) {
+                    s.getInputStream().read(new byte[4096]);
+                    s.getOutputStream().write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                            + "6\r\npartial\r\n").getBytes(StandardCharsets.US_ASCII));
+                    s.getOutputStream().flush();
+                    s.setSoLinger(true, 0); // RST instead of FIN: the shim died mid-answer
+                } catch (IOException ignored) {
+                    // the assertion below is about what the client saw
+                }
+            });
+            t.start();
+            proxy.close();
+            proxy = startProxy(new HostPort("127.0.0.1", broken.getLocalPort()));
+            HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(uri("/api/tasks/x/logs")).build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            assertEquals(200, r.statusCode());
+            IOException broke = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> r.body().readAllBytes());
+            assertTrue(broke.getMessage() != null, String.valueOf(broke));
+            t.join(5000);
+            await().atMost(Duration.ofSeconds(5)).until(() -> stats.upstreamErrors.sum() == 1);
+        }
+    }
+
+    @Test
+    void hopByHopHeadersStayOnTheirConnection() throws Exception {
+        client.send(HttpRequest.newBuilder(uri("/api/healthcheck")).header("X-Trace", "t1").build(), HttpResponse.BodyHandlers.ofString());
+        assertTrue(shim.lastRequestHeaders.contains("X-trace=t1"), shim.lastRequestHeaders);
+        assertFalse(shim.lastRequestHeaders.toLowerCase().contains("keep-alive"), shim.lastRequestHeaders);
+    }
+}

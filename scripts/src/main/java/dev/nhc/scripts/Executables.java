@@ -24,7 +24,7 @@ final class Executables {
             Path p = Path.of(command);
             return p.isAbsolute() && Files.isRegularFile(p) && Files.isExecutable(p) ? p : null;
         }
-        for (String dir : ProcessRunner.SAFE_PATH.split(":")) {
+        for (String dir : ProcessRunner.SYSTEM_PATH.split(":")) {
             Path p = Path.of(dir, command);
             if (Files.isRegularFile(p) && Files.isExecutable(p)) {
                 return p;

@@ -11,7 +11,6 @@ import dev.nhc.engine.probe.Probe;
 import dev.nhc.engine.probe.ProbeContext;
 import dev.nhc.engine.probe.ProbeResult;
 import dev.nhc.engine.probe.ProbeSpec;
-import dev.nhc.engine.process.ProcessOutcome;
 import dev.nhc.engine.process.ProcessRunner;
 import dev.nhc.engine.units.Unit;
 
@@ -79,7 +78,7 @@ public final class ScriptProbe implements Probe {
         Path exe = Executables.resolve(command.get(0));
         if (exe == null) {
             return unknown("script " + command.get(0) + " not found or not executable"
-                    + (command.get(0).contains("/") ? "" : " on " + ProcessRunner.SAFE_PATH));
+                    + (command.get(0).contains("/") ? "" : " on " + ProcessRunner.SYSTEM_PATH));
         }
         List<String> argv = new ArrayList<>(command);
         argv.set(0, exe.toString());
@@ -108,23 +107,24 @@ public final class ScriptProbe implements Probe {
             timeout = left.isNegative() ? Duration.ofMillis(100) : left;
         }
         long cap = ctx.params().integer("max_output") == null ? DEFAULT_MAX_OUTPUT : ctx.params().integer("max_output");
-        ProcessOutcome o;
+        ProcessRunner.Result o;
         try {
-            o = ProcessRunner.of(argv).env(env).timeout(timeout).outputCap((int) Math.min(cap, 64L << 20)).run();
-        } catch (IOException e) {
+            o = ProcessRunner.of(argv).minimalEnvironment(ProcessRunner.SYSTEM_PATH).env(env).directory(Path.of("/"))
+                    .timeout(timeout).outputCap((int) Math.min(cap, 64L << 20)).run();
+        } catch (ProcessRunner.StartFailure e) {
             return unknown("script " + e.getMessage());
         }
         return judge(ctx, command.get(0), convention, o, timeout);
     }
 
-    private static ProbeResult judge(ProbeContext ctx, String name, String convention, ProcessOutcome o, Duration timeout) {
+    private static ProbeResult judge(ProbeContext ctx, String name, String convention, ProcessRunner.Result o, Duration timeout) {
         Observation obs = Observation.of("node").put("exit_code", o.timedOut() ? null : (long) o.exitCode())
-                .put("duration", o.durationMs() / 1000.0).put("output_bytes", o.stdoutBytes())
-                .put("killed_processes", (long) o.killedProcesses()).build();
+                .put("duration", o.elapsed().toMillis() / 1000.0).put("output_bytes", o.stdoutBytes())
+                .put("killed_processes", (long) o.killedChildren()).build();
         List<Finding> findings = new ArrayList<>();
         if (o.timedOut()) {
             findings.add(Finding.of("node", Severity.UNKNOWN, "script " + name + " did not finish within "
-                    + timeout.toMillis() / 1000.0 + " s; killed it" + (o.killedProcesses() > 0 ? " and " + o.killedProcesses() + " processes it started" : "")));
+                    + timeout.toMillis() / 1000.0 + " s; killed it" + (o.killedChildren() > 0 ? " and " + o.killedChildren() + " processes it started" : "")));
             return new ProbeResult(List.of(obs), findings, null);
         }
         String out = o.stdout().strip();
@@ -147,8 +147,8 @@ public final class ScriptProbe implements Probe {
         // the exit code only adds a finding when the JSON findings do not already say as much
         boolean covered = findings.stream().anyMatch(f -> !byExit.isWorseThan(f.severity()));
         if (byExit != Severity.PASS && !covered) {
-            String line = findings.isEmpty() ? o.firstLine() : null;
-            String msg = line != null ? ScriptFindings.clip(line)
+            String line = findings.isEmpty() ? o.firstLine() : "";
+            String msg = !line.isEmpty() ? ScriptFindings.clip(line)
                     : "script " + name + " exited with code " + o.exitCode()
                     + (convention.equals("npd") && byExit == Severity.UNKNOWN && o.exitCode() != 2 ? " (npd: 0 ok, 1 problem, 2 unknown)" : "");
             findings.add(Finding.of("node", byExit, msg));

@@ -1,6 +1,6 @@
 package dev.nhc.checks.dcgm;
 
-import dev.nhc.checks.support.ProcessRunner;
+import dev.nhc.engine.process.ProcessRunner;
 import dev.nhc.engine.probe.ProbeContext;
 
 import java.io.IOException;
@@ -69,7 +69,7 @@ final class Dcgmi {
     }
 
     /** Runs dcgmi with these arguments; it is killed with everything it started when the check's time is up. */
-    ProcessRunner.Result run(ProbeContext ctx, String... args) throws IOException {
+    ProcessRunner.Result run(ProbeContext ctx, String... args) throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>();
         argv.add(path.toString());
         argv.addAll(List.of(args));

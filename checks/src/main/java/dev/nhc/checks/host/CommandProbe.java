@@ -1,6 +1,6 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.checks.support.ProcessRunner;
+import dev.nhc.engine.process.ProcessRunner;
 import dev.nhc.engine.model.Finding;
 import dev.nhc.engine.model.Observation;
 import dev.nhc.engine.model.Severity;
@@ -13,7 +13,6 @@ import dev.nhc.engine.probe.ProbeResult;
 import dev.nhc.engine.probe.ProbeSpec;
 import dev.nhc.engine.units.Unit;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -45,7 +44,7 @@ public final class CommandProbe implements Probe {
     }
 
     @Override
-    public ProbeResult probe(ProbeContext ctx) {
+    public ProbeResult probe(ProbeContext ctx) throws InterruptedException {
         Params p = ctx.params();
         List<String> argv = p.strings("command");
         String entity = argv.isEmpty() ? "command" : argv.get(0);
@@ -68,8 +67,8 @@ public final class CommandProbe implements Probe {
         ProcessRunner.Result r;
         try {
             r = ProcessRunner.of(argv).mergeStderr().timeout(limit).run();
-        } catch (IOException e) {
-            return unknown(entity, "cannot run " + String.join(" ", argv) + ": " + e.getMessage());
+        } catch (ProcessRunner.StartFailure e) {
+            return unknown(entity, "cannot run " + String.join(" ", argv) + ": " + e.reason());
         }
         ProbeResult.Builder out = ProbeResult.builder().observe(Observation.of(entity)
                 .put("exit_code", (long) r.exitCode())

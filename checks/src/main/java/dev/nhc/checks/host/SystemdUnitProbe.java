@@ -1,6 +1,6 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.checks.support.ProcessRunner;
+import dev.nhc.engine.process.ProcessRunner;
 import dev.nhc.engine.model.Finding;
 import dev.nhc.engine.model.Observation;
 import dev.nhc.engine.model.Severity;
@@ -13,7 +13,6 @@ import dev.nhc.engine.probe.ProbeResult;
 import dev.nhc.engine.probe.ProbeSpec;
 import dev.nhc.engine.units.Unit;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -46,7 +45,7 @@ public final class SystemdUnitProbe implements Probe {
     }
 
     @Override
-    public ProbeResult probe(ProbeContext ctx) {
+    public ProbeResult probe(ProbeContext ctx) throws InterruptedException {
         Params p = ctx.params();
         String unit = p.string("unit");
         String want = p.string("state") == null ? "active" : p.string("state");
@@ -64,8 +63,8 @@ public final class SystemdUnitProbe implements Probe {
                     .timeout(ProcessRunner.within(ctx.remaining()))
                     .cleanEnvironment()
                     .run();
-        } catch (IOException e) {
-            return unknown(unit, "cannot run " + exe.get() + ": " + e.getMessage());
+        } catch (ProcessRunner.StartFailure e) {
+            return unknown(unit, "cannot run " + exe.get() + ": " + e.reason());
         }
         if (r.timedOut()) {
             return unknown(unit, exe.get() + " show " + unit + " did not answer in time; killed it");

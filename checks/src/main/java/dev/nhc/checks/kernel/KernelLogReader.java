@@ -1,6 +1,6 @@
 package dev.nhc.checks.kernel;
 
-import dev.nhc.checks.support.ProcessRunner;
+import dev.nhc.engine.process.ProcessRunner;
 import dev.nhc.engine.probe.ProbeContext;
 import dev.nhc.engine.state.StateSection;
 
@@ -398,8 +398,12 @@ public final class KernelLogReader {
                         }
                     })
                     .run();
-        } catch (IOException e) {
-            throw new IOException("cannot run " + journalctl + " (needed for log: journal): " + e.getMessage());
+        } catch (ProcessRunner.StartFailure e) {
+            throw new IOException("cannot run " + journalctl + " (needed for log: journal): " + e.reason());
+        } catch (InterruptedException e) {
+            // the runner gave up on this check; journalctl is already killed
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while reading the journal with " + journalctl);
         }
         if (r.timedOut()) {
             return new ReadStats("journal", c.read, c.unparsed, c.skipped, 0, 0, bootChanged, cursor == null, true);

@@ -20,7 +20,11 @@ class CommandProbeTest {
     Path root;
 
     private ProbeResult run(Map<String, Object> with) {
-        return new CommandProbe().probe(new TestProbeContext(root).budget(Duration.ofSeconds(5)).params(with));
+        try {
+            return new CommandProbe().probe(new TestProbeContext(root).budget(Duration.ofSeconds(5)).params(with));
+        } catch (InterruptedException e) {
+            throw new AssertionError("the test thread was interrupted", e);
+        }
     }
 
     @Test

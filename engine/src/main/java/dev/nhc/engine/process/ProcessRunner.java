@@ -1,11 +1,10 @@
 package dev.nhc.engine.process;
 
+import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,54 +13,102 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * Runs an external tool (dcgmi, a site's diagnostic script) the way root can afford to: argv
- * only (no shell ever sees a config value), a clean environment, stdin from /dev/null, a time
- * limit, and output capped but always drained so a chatty child never blocks on a full pipe.
+ * Runs an external program the way a health check must: argv only (never a shell), stdin from
+ * /dev/null, output kept up to a cap while the rest is drained and thrown away (so a chatty child
+ * never blocks on a full pipe), and a timeout after which the program and every process it
+ * started are killed.
  *
- * <p>When the tool finishes or its time is up, every process it started is killed too, including
- * children that detached from it. Java cannot put the child in a new process group, so each run
- * marks its environment with {@value #TAG_VARIABLE}; descendants inherit it, and after the run
- * every process in /proc that still carries the mark is killed. A child that wipes its own
- * environment escapes this, but then it also no longer holds our pipes open for long: the
- * readers stop waiting after {@link #PIPE_GRACE}.
+ * <pre>{@code
+ * ProcessRunner.Result r = ProcessRunner.of(List.of("/usr/bin/systemctl", "show", "-p", "ActiveState", "sshd"))
+ *         .timeout(ctx.remaining())
+ *         .run();                      // IOException only if it cannot be started
+ * if (r.timedOut()) ...; r.exitCode(); r.stdout(); r.firstLine();
+ * }</pre>
+ *
+ * Options: {@link #env} adds variables, {@link #cleanEnvironment} starts from an empty environment
+ * (PATH and LANG set to safe values), {@link #minimalEnvironment} from one holding only the PATH
+ * given (a site's script keeps the locale nhc runs with unset), {@link #outputCap} bytes kept per
+ * stream (default 64 KiB), {@link #mergeStderr} interleaves stderr into stdout,
+ * {@link #onStdoutLine} streams stdout line by line to a consumer instead of keeping it (for long
+ * outputs such as journalctl), {@link #directory} the working directory (default: nhc's own).
+ *
+ * <p>A program that cannot be started throws {@link StartFailure} naming it. When the calling
+ * thread is interrupted (the runner abandoned the check), the process tree is killed before the
+ * InterruptedException propagates.
+ *
+ * <p>No process outlives a run: on timeout the program and its descendants are killed, and after
+ * it exits (or is killed) every process still carrying its tag is killed too. The tag is an
+ * environment variable ({@code NHC_PROCESS_TAG}, as Jenkins marks build processes) that children
+ * inherit, found in /proc/PID/environ, so children that were orphaned and reparented to init are
+ * found as well. Only a child that clears its environment and detaches before it is first seen
+ * can escape; Java offers no process groups without native code.
  */
 public final class ProcessRunner {
-    /** The only PATH a tool gets unless the config adds its own variables. */
-    public static final String SAFE_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
-    public static final String TAG_VARIABLE = "NHC_RUN_ID";
-    static final Duration PIPE_GRACE = Duration.ofSeconds(2);
+    public static final int DEFAULT_OUTPUT_CAP = 64 * 1024;
+    /** How long to wait, after the program exited, for children that still hold its output open. */
+    private static final Duration ORPHAN_GRACE = Duration.ofMillis(500);
+    public static final String TAG_VAR = "NHC_PROCESS_TAG";
+    /** The system directories only: what a site's script gets as PATH, and where a bare script name is looked up. */
+    public static final String SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
+    private static final String CLEAN_PATH = "/usr/local/sbin:/usr/local/bin:" + SYSTEM_PATH;
 
-    private final List<String> command;
+    private final List<String> argv;
     private final Map<String, String> env = new LinkedHashMap<>();
+    private boolean cleanEnv;
+    private String cleanPath = CLEAN_PATH;
+    private boolean cleanLang = true;
     private Duration timeout = Duration.ofSeconds(10);
-    private int outputCap = 1 << 20;
-    private Path directory = Path.of("/");
-    private Path procRoot = Path.of("/proc");
+    private int outputCap = DEFAULT_OUTPUT_CAP;
+    private boolean mergeStderr;
+    private Consumer<String> stdoutLines;
+    private Path directory;
 
-    private ProcessRunner(List<String> command) {
-        if (command.isEmpty()) {
-            throw new IllegalArgumentException("empty command");
+    private ProcessRunner(List<String> argv) {
+        if (argv == null || argv.isEmpty()) {
+            throw new IllegalArgumentException("a command needs at least the program to run");
         }
-        this.command = List.copyOf(command);
-        env.put("PATH", SAFE_PATH);
+        this.argv = List.copyOf(argv);
     }
 
-    public static ProcessRunner of(List<String> command) {
-        return new ProcessRunner(command);
+    public static ProcessRunner of(List<String> argv) {
+        return new ProcessRunner(argv);
     }
 
-    public static ProcessRunner of(String... command) {
-        return new ProcessRunner(List.of(command));
+    /**
+     * A timeout that ends a little before {@code remaining} (the check's time left), so that the
+     * probe still reports "killed after timeout" itself rather than being abandoned by the runner.
+     */
+    public static Duration within(Duration remaining) {
+        Duration margin = remaining.dividedBy(10);
+        if (margin.compareTo(Duration.ofMillis(200)) > 0) {
+            margin = Duration.ofMillis(200);
+        }
+        return remaining.minus(margin);
     }
 
-    /** Adds variables to the clean environment (a configured PATH replaces the safe one). */
     public ProcessRunner env(Map<String, String> vars) {
         env.putAll(vars);
+        return this;
+    }
+
+    public ProcessRunner cleanEnvironment() {
+        this.cleanEnv = true;
+        this.cleanPath = CLEAN_PATH;
+        this.cleanLang = true;
+        return this;
+    }
+
+    /** An empty environment but for PATH set to exactly {@code path} (and what {@link #env} adds): no LANG either. */
+    public ProcessRunner minimalEnvironment(String path) {
+        this.cleanEnv = true;
+        this.cleanPath = Objects.requireNonNull(path);
+        this.cleanLang = false;
         return this;
     }
 
@@ -70,9 +117,19 @@ public final class ProcessRunner {
         return this;
     }
 
-    /** Bytes kept of stdout and of stderr each; the rest is read and dropped. */
     public ProcessRunner outputCap(int bytes) {
-        this.outputCap = bytes;
+        this.outputCap = Math.max(0, bytes);
+        return this;
+    }
+
+    public ProcessRunner mergeStderr() {
+        this.mergeStderr = true;
+        return this;
+    }
+
+    /** Delivers each stdout line (without its newline) to {@code sink} on a reader thread; {@link Result#stdout()} is then empty. */
+    public ProcessRunner onStdoutLine(Consumer<String> sink) {
+        this.stdoutLines = sink;
         return this;
     }
 
@@ -82,108 +139,204 @@ public final class ProcessRunner {
     }
 
     /**
-     * Runs the command to completion or until the timeout. Throws IOException when it cannot be
-     * started at all (missing, not executable), with the command named in the message.
-     * If the calling thread is interrupted (the runner abandoned the check), the process tree is
-     * killed before the InterruptedException propagates.
+     * What happened. {@code exitCode} is -1 when the program was killed on timeout.
+     * {@code truncated}: more output came than the cap kept. {@code stdoutBytes}: how much the
+     * program printed on stdout in all, kept or not. {@code killed}: how many processes (the
+     * program and its children) nhc had to kill; {@code killedChildren} the same without the
+     * program itself: what it left running or still had below it at the timeout.
      */
-    public ProcessOutcome run() throws IOException, InterruptedException {
-        String tag = UUID.randomUUID().toString();
-        ProcessBuilder pb = new ProcessBuilder(command).directory(directory.toFile());
-        pb.environment().clear();
-        pb.environment().putAll(env);
-        pb.environment().put(TAG_VARIABLE, tag);
+    public record Result(List<String> argv, int exitCode, String stdout, String stderr, boolean timedOut,
+                         boolean truncated, Duration elapsed, int killed, int killedChildren, long stdoutBytes) {
+
+        /** The first non-blank line of stdout, else of stderr, else "" — the LBNL NHC message convention. */
+        public String firstLine() {
+            String s = firstNonBlank(stdout);
+            return s.isEmpty() ? firstNonBlank(stderr) : s;
+        }
+
+        private static String firstNonBlank(String text) {
+            for (String line : text.split("\n", -1)) {
+                if (!line.isBlank()) {
+                    return line.strip();
+                }
+            }
+            return "";
+        }
+    }
+
+    /** The program could not be started at all; {@link #reason()} says why without naming it again. */
+    public static final class StartFailure extends IOException {
+        private final String reason;
+
+        StartFailure(String program, String reason, IOException cause) {
+            super("cannot run " + program + ": " + reason, cause);
+            this.reason = reason;
+        }
+
+        /** "No such file or directory", "Permission denied", ... */
+        public String reason() {
+            return reason;
+        }
+    }
+
+    /**
+     * Runs the program to its end or its timeout. Throws {@link StartFailure} only when it cannot be
+     * started (not found, not executable), InterruptedException when the calling thread is
+     * interrupted, after killing what it started.
+     */
+    public Result run() throws StartFailure, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(argv);
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        long start = System.nanoTime();
+        pb.redirectErrorStream(mergeStderr);
+        if (directory != null) {
+            pb.directory(directory.toFile());
+        }
+        if (cleanEnv) {
+            pb.environment().clear();
+            pb.environment().put("PATH", cleanPath);
+            if (cleanLang) {
+                pb.environment().put("LANG", "C");
+            }
+        }
+        pb.environment().putAll(env);
+        String tag = java.util.UUID.randomUUID().toString();
+        pb.environment().put(TAG_VAR, tag);
+
+        long startNanos = System.nanoTime();
+        long deadline = startNanos + Math.max(0, timeout.toNanos());
         Process p;
         try {
             p = pb.start();
         } catch (IOException e) {
-            throw new IOException("cannot run " + command.get(0) + ": " + reason(e), e);
+            throw new StartFailure(argv.get(0), reason(e), e);
         }
-        Drain out = new Drain(p.getInputStream(), outputCap, command.get(0) + " stdout");
-        Drain err = new Drain(p.getErrorStream(), outputCap, command.get(0) + " stderr");
-        boolean finished;
+        Drain out = new Drain(p.getInputStream(), outputCap, stdoutLines, "stdout of " + argv.get(0));
+        Drain err = mergeStderr ? null : new Drain(p.getErrorStream(), outputCap, null, "stderr of " + argv.get(0));
+
+        Set<ProcessHandle> seen = new LinkedHashSet<>();
+        boolean exited = false;
+        long slice = TimeUnit.MILLISECONDS.toNanos(5);
         try {
-            finished = p.waitFor(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                if (p.waitFor(Math.min(left, slice), TimeUnit.NANOSECONDS)) {
+                    exited = true;
+                    break;
+                }
+                p.descendants().forEach(seen::add);
+                slice = Math.min(slice * 2, TimeUnit.MILLISECONDS.toNanos(100));
+            }
         } catch (InterruptedException e) {
-            killTree(p, tag);
+            // The runner abandoned this check: kill what we started rather than leave it behind.
+            killTree(p, seen);
+            killTagged(tag);
+            out.stop();
+            if (err != null) {
+                err.stop();
+            }
             throw e;
         }
-        int killed;
-        if (!finished) {
-            killed = killTree(p, tag);
-            p.waitFor(PIPE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
-        } else {
-            killed = killTagged(tag, -1);
-        }
-        boolean complete = out.await(PIPE_GRACE) & err.await(PIPE_GRACE);
-        long ms = (System.nanoTime() - start) / 1_000_000;
-        int exit = p.isAlive() ? -1 : p.exitValue();
-        return new ProcessOutcome(command, finished ? exit : -1, !finished, out.text(), err.text(),
-                out.total(), out.truncated() || err.truncated(), complete, killed, ms);
-    }
 
-    /** Kills the tool, everything below it, and every process that still carries its mark. Returns how many besides the tool. */
-    private int killTree(Process p, String tag) {
-        Set<ProcessHandle> victims = new LinkedHashSet<>();
-        p.toHandle().descendants().forEach(victims::add);
-        p.destroyForcibly();
-        int n = 0;
-        for (ProcessHandle h : victims) {
-            if (h.destroyForcibly()) {
-                n++;
+        int[] killed = {0, 0};
+        if (!exited) {
+            killed = killTree(p, seen);
+        } else {
+            long grace = Math.min(ORPHAN_GRACE.toNanos(), Math.max(0, deadline - System.nanoTime()));
+            if (!out.await(grace) || (err != null && !err.await(grace))) {
+                killed = killTree(p, seen);
             }
         }
-        return n + killTagged(tag, p.pid());
+        int children = killed[1] + killTagged(tag);
+        long settle = TimeUnit.SECONDS.toNanos(1);
+        out.await(settle);
+        if (err != null) {
+            err.await(settle);
+        }
+        out.stop();
+        if (err != null) {
+            err.stop();
+        }
+        int code = exited ? p.exitValue() : -1;
+        return new Result(argv, code, out.text(), err == null ? "" : err.text(), !exited,
+                out.truncated() || (err != null && err.truncated()), Duration.ofNanos(System.nanoTime() - startNanos),
+                killed[0] + children, children, out.total());
     }
 
-    private int killTagged(String tag, long except) {
-        byte[] needle = (TAG_VARIABLE + "=" + tag).getBytes(StandardCharsets.UTF_8);
+    /** Kills the processes whose environment carries {@code tag}: children the program left behind, wherever they were reparented. */
+    private static int killTagged(String tag) {
+        byte[] marker = (TAG_VAR + "=" + tag).getBytes(StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
         int n = 0;
-        List<Path> pids = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(procRoot, "[0-9]*")) {
-            ds.forEach(pids::add);
+        try (java.nio.file.DirectoryStream<java.nio.file.Path> procs = java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc"),
+                e -> e.getFileName().toString().chars().allMatch(Character::isDigit))) {
+            for (java.nio.file.Path dir : procs) {
+                long pid = Long.parseLong(dir.getFileName().toString());
+                if (pid == self) {
+                    continue;
+                }
+                try {
+                    if (contains(java.nio.file.Files.readAllBytes(dir.resolve("environ")), marker)) {
+                        Optional<ProcessHandle> h = ProcessHandle.of(pid);
+                        if (h.isPresent() && h.get().destroyForcibly()) {
+                            n++;
+                        }
+                    }
+                } catch (IOException | SecurityException e) {
+                    // gone already, or not ours to read
+                }
+            }
         } catch (IOException e) {
-            return 0;
-        }
-        for (Path dir : pids) {
-            long pid;
-            try {
-                pid = Long.parseLong(dir.getFileName().toString());
-            } catch (NumberFormatException e) {
-                continue;
-            }
-            if (pid == self || pid == except) {
-                continue;
-            }
-            byte[] environ;
-            try {
-                environ = Files.readAllBytes(dir.resolve("environ"));
-            } catch (IOException e) {
-                continue; // gone, or not ours to read
-            }
-            if (containsEntry(environ, needle)) {
-                n += ProcessHandle.of(pid).map(ProcessHandle::destroyForcibly).orElse(false) ? 1 : 0;
-            }
+            // no /proc: nothing more can be found
         }
         return n;
     }
 
-    private static boolean containsEntry(byte[] environ, byte[] entry) {
-        int i = 0;
-        while (i < environ.length) {
-            int end = i;
-            while (end < environ.length && environ[end] != 0) {
-                end++;
+    private static boolean contains(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            if (i > 0 && hay[i - 1] != 0) {
+                continue; // variables start after a NUL
             }
-            if (end - i == entry.length && java.util.Arrays.equals(environ, i, end, entry, 0, entry.length)) {
-                return true;
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
             }
-            i = end + 1;
+            return true;
         }
         return false;
+    }
+
+    /** Returns {program killed (0 or 1), descendants killed}. */
+    private static int[] killTree(Process p, Set<ProcessHandle> seen) {
+        List<ProcessHandle> all = new ArrayList<>();
+        p.descendants().forEach(all::add);
+        for (ProcessHandle h : seen) {
+            if (!all.contains(h)) {
+                all.add(h);
+            }
+        }
+        int self = 0;
+        if (p.isAlive()) {
+            p.destroyForcibly();
+            self = 1;
+        }
+        int n = 0;
+        for (ProcessHandle h : all) {
+            // A handle compares pid and start time, so a recycled pid is never killed by mistake.
+            if (h.isAlive() && h.destroyForcibly()) {
+                n++;
+            }
+        }
+        try {
+            p.waitFor(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return new int[] {self, n};
     }
 
     private static String reason(IOException e) {
@@ -191,7 +344,7 @@ public final class ProcessRunner {
         if (m == null) {
             return e.getClass().getSimpleName();
         }
-        // "Cannot run program "x": error=2, No such file or directory" → the part after the errno
+        // "Cannot run program "x": error=2, No such file or directory" -> the part after the errno
         int i = m.indexOf("error=");
         if (i >= 0) {
             int comma = m.indexOf(", ", i);
@@ -200,55 +353,116 @@ public final class ProcessRunner {
         return m;
     }
 
-    /** Reads one pipe to its end on its own thread, keeping the first {@code cap} bytes. */
-    private static final class Drain {
-        private final byte[] buf;
-        private int kept;
-        private long total;
+    /** Reads one stream to its end on a daemon thread: keeps up to the cap, discards the rest. */
+    private static final class Drain implements Runnable {
+        private final InputStream in;
+        private final int cap;
+        private final Consumer<String> lines;
+        private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
+        private final ByteArrayOutputStream partial = new ByteArrayOutputStream();
         private final Thread thread;
+        private volatile boolean stopped;
+        private boolean truncated;
+        private long total;
 
-        Drain(InputStream in, int cap, String name) {
-            this.buf = new byte[Math.max(0, cap)];
-            this.thread = new Thread(() -> pump(in), "drain " + name);
+        Drain(InputStream in, int cap, Consumer<String> lines, String name) {
+            this.in = in;
+            this.cap = cap;
+            this.lines = lines;
+            this.thread = new Thread(this, "nhc-drain " + name);
             thread.setDaemon(true);
             thread.start();
         }
 
-        private void pump(InputStream in) {
-            byte[] chunk = new byte[8192];
+        @Override
+        public void run() {
+            byte[] buf = new byte[8192];
             try (in) {
-                int r;
-                while ((r = in.read(chunk)) > 0) {
+                int n;
+                while ((n = in.read(buf)) > 0) {
                     synchronized (this) {
-                        int room = buf.length - kept;
-                        if (room > 0) {
-                            int n = Math.min(room, r);
-                            System.arraycopy(chunk, 0, buf, kept, n);
-                            kept += n;
-                        }
-                        total += r;
+                        total += n;
+                    }
+                    if (lines != null) {
+                        deliver(buf, n);
+                    } else {
+                        keep(buf, n);
                     }
                 }
-            } catch (IOException e) {
-                // the stream was closed under us after the grace period; what we have is what we report
+                if (lines != null && partial.size() > 0 && !stopped) {
+                    lines.accept(partial.toString(StandardCharsets.UTF_8));
+                }
+            } catch (IOException ignored) {
+                // The stream closes when the process is killed; what was read so far is kept.
             }
         }
 
-        boolean await(Duration grace) throws InterruptedException {
-            thread.join(Math.max(1, grace.toMillis()));
+        private synchronized void keep(byte[] buf, int n) {
+            int room = cap - kept.size();
+            if (room >= n) {
+                kept.write(buf, 0, n);
+            } else {
+                if (room > 0) {
+                    kept.write(buf, 0, room);
+                }
+                truncated = true;
+            }
+        }
+
+        /** Line mode: the cap applies per line; an absurdly long line keeps its head. */
+        private void deliver(byte[] buf, int n) {
+            int start = 0;
+            for (int i = 0; i < n; i++) {
+                if (buf[i] == '\n') {
+                    append(buf, start, i - start);
+                    if (!stopped) {
+                        lines.accept(partial.toString(StandardCharsets.UTF_8));
+                    }
+                    partial.reset();
+                    start = i + 1;
+                }
+            }
+            append(buf, start, n - start);
+        }
+
+        private void append(byte[] buf, int off, int len) {
+            int room = cap - partial.size();
+            if (len <= room) {
+                partial.write(buf, off, len);
+            } else {
+                if (room > 0) {
+                    partial.write(buf, off, room);
+                }
+                synchronized (this) {
+                    truncated = true;
+                }
+            }
+        }
+
+        boolean await(long nanos) {
+            try {
+                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             return !thread.isAlive();
         }
 
+        /** After this, a reader still blocked (a grandchild nhc could not see holds the pipe) delivers nothing more. */
+        void stop() {
+            stopped = true;
+        }
+
         synchronized String text() {
-            return new String(buf, 0, kept, StandardCharsets.UTF_8);
+            return kept.toString(StandardCharsets.UTF_8);
+        }
+
+        synchronized boolean truncated() {
+            return truncated;
         }
 
         synchronized long total() {
             return total;
-        }
-
-        synchronized boolean truncated() {
-            return total > kept;
         }
     }
 }

@@ -7,8 +7,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,59 +19,163 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** Real processes: the test programs are /bin/sh scripts given as argv (the runner itself never adds a shell). */
 class ProcessRunnerTest {
 
+    private static ProcessRunner sh(String script) {
+        return ProcessRunner.of(List.of("/bin/sh", "-c", script));
+    }
+
     @Test
-    void environmentIsCleanPlusConfiguredVariables() throws Exception {
-        ProcessOutcome o = ProcessRunner.of("/usr/bin/env").env(Map.of("SITE", "x")).run();
-        assertEquals(0, o.exitCode());
-        String env = o.stdout();
-        assertTrue(env.contains("PATH=" + ProcessRunner.SAFE_PATH + "\n"), env);
-        assertTrue(env.contains("SITE=x\n"), env);
-        assertFalse(env.contains("HOME="), env);
-        assertEquals(3, env.lines().count(), env); // PATH, SITE, the run tag
+    void exitCodeStdoutStderrAndFirstLine() throws Exception {
+        ProcessRunner.Result r = sh("echo; echo '  first words  '; echo second; echo oops >&2; exit 3").run();
+        assertEquals(3, r.exitCode());
+        assertFalse(r.timedOut());
+        assertEquals("\n  first words  \nsecond\n", r.stdout());
+        assertEquals("oops\n", r.stderr());
+        assertEquals("first words", r.firstLine());
+        assertEquals("oops", sh("echo oops >&2; exit 1").run().firstLine());
+    }
+
+    @Test
+    void argumentsReachTheProgramVerbatimWithoutAShell() throws Exception {
+        ProcessRunner.Result r = ProcessRunner.of(List.of("/usr/bin/printf", "%s|", "a b", "$(id)", ";rm -rf /tmp/x")).run();
+        assertEquals("a b|$(id)|;rm -rf /tmp/x|", r.stdout());
+    }
+
+    @Test
+    void stdinIsClosed() throws Exception {
+        ProcessRunner.Result r = ProcessRunner.of(List.of("/bin/cat")).timeout(Duration.ofSeconds(20)).run();
+        assertFalse(r.timedOut(), "cat read EOF at once");
+        assertEquals(0, r.exitCode());
+    }
+
+    @Test
+    void aChattyProgramIsCappedAndNeverBlocks() throws Exception {
+        ProcessRunner.Result r = ProcessRunner.of(List.of("/usr/bin/head", "-c", "20000000", "/dev/zero"))
+                .outputCap(1000).timeout(Duration.ofSeconds(30)).run();
+        assertFalse(r.timedOut());
+        assertEquals(0, r.exitCode());
+        assertEquals(1000, r.stdout().length());
+        assertTrue(r.truncated());
+    }
+
+    @Test
+    void onTimeoutTheWholeTreeIsKilled() throws Exception {
+        ProcessRunner.Result r = sh("sleep 300 & sleep 300 & echo started; wait").timeout(Duration.ofMillis(800)).run();
+        assertTrue(r.timedOut());
+        assertEquals(-1, r.exitCode());
+        assertEquals("started\n", r.stdout());
+        assertTrue(r.killed() >= 3, "the shell and both sleeps, killed " + r.killed());
+        assertTrue(r.elapsed().compareTo(Duration.ofSeconds(5)) < 0, "returned promptly: " + r.elapsed());
+        await().atMost(Duration.ofSeconds(5)).until(() -> sleepers().isEmpty());
+    }
+
+    @Test
+    void childrenThatOutliveTheProgramAndHoldItsOutputAreKilled() throws Exception {
+        ProcessRunner.Result r = sh("sleep 301 & echo parent done").timeout(Duration.ofSeconds(20)).run();
+        assertFalse(r.timedOut());
+        assertEquals(0, r.exitCode());
+        assertEquals("parent done\n", r.stdout());
+        assertTrue(r.killed() >= 1);
+        assertTrue(r.elapsed().compareTo(Duration.ofSeconds(10)) < 0, "did not wait for the orphan: " + r.elapsed());
+        await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.allProcesses()
+                .noneMatch(h -> h.info().commandLine().orElse("").contains("sleep 301")));
+    }
+
+    @Test
+    void cleanEnvironmentHasOnlyTheSafeBasicsAndWhatWasGiven() throws Exception {
+        ProcessRunner.Result r = ProcessRunner.of(List.of("/usr/bin/env")).cleanEnvironment().env(Map.of("NHC_X", "1")).run();
+        List<String> vars = r.stdout().lines().sorted().toList();
+        assertTrue(vars.get(1).startsWith("NHC_PROCESS_TAG="), vars.toString());
+        vars = vars.stream().filter(v -> !v.startsWith("NHC_PROCESS_TAG=")).toList();
+        assertEquals(List.of("LANG=C", "NHC_X=1", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"), vars);
+    }
+
+    @Test
+    void stdoutCanBeStreamedLineByLine() throws Exception {
+        List<String> lines = new ArrayList<>();
+        ProcessRunner.Result r = sh("i=0; while [ $i -lt 5000 ]; do echo line $i; i=$((i+1)); done; printf tail")
+                .onStdoutLine(lines::add).timeout(Duration.ofSeconds(30)).run();
+        assertEquals(0, r.exitCode());
+        assertEquals("", r.stdout());
+        assertEquals(5001, lines.size());
+        assertEquals("line 4999", lines.get(4999));
+        assertEquals("tail", lines.get(5000));
+    }
+
+    @Test
+    void aMissingProgramCannotBeStarted() {
+        IOException e = assertThrows(IOException.class, () -> ProcessRunner.of(List.of("/nonexistent/tool")).run());
+        assertTrue(e.getMessage().contains("/nonexistent/tool"), e.getMessage());
+    }
+
+    @Test
+    void missingToolNamesItselfAndWhy() {
+        ProcessRunner.StartFailure e = assertThrows(ProcessRunner.StartFailure.class,
+                () -> ProcessRunner.of(List.of("/nonexistent/dcgmi", "health")).run());
+        assertEquals("cannot run /nonexistent/dcgmi: No such file or directory", e.getMessage());
+        assertEquals("No such file or directory", e.reason());
+    }
+
+    @Test
+    void minimalEnvironmentIsExactlyThePathGivenPlusConfiguredVariables() throws Exception {
+        ProcessRunner.Result r = ProcessRunner.of(List.of("/usr/bin/env")).minimalEnvironment(ProcessRunner.SYSTEM_PATH)
+                .env(Map.of("SITE", "x")).run();
+        assertEquals(0, r.exitCode());
+        List<String> vars = r.stdout().lines().filter(v -> !v.startsWith("NHC_PROCESS_TAG=")).sorted().toList();
+        assertEquals(List.of("PATH=/usr/sbin:/usr/bin:/sbin:/bin", "SITE=x"), vars);
+        assertEquals(3, r.stdout().lines().count(), r.stdout()); // PATH, SITE, the run tag
+    }
+
+    @Test
+    void theWorkingDirectoryCanBeSet(@TempDir Path dir) throws Exception {
+        ProcessRunner.Result r = ProcessRunner.of(List.of("/bin/pwd")).directory(dir).run();
+        assertEquals(dir.toRealPath().toString(), r.stdout().strip());
     }
 
     @Test
     void hangingToolIsKilledAtItsTimeout() throws Exception {
         long t0 = System.nanoTime();
-        ProcessOutcome o = ProcessRunner.of("/bin/sleep", "600").timeout(Duration.ofMillis(300)).run();
-        assertTrue(o.timedOut());
-        assertEquals(-1, o.exitCode());
+        ProcessRunner.Result r = ProcessRunner.of(List.of("/bin/sleep", "600")).timeout(Duration.ofMillis(300)).run();
+        assertTrue(r.timedOut());
+        assertEquals(-1, r.exitCode());
+        assertEquals(1, r.killed());
+        assertEquals(0, r.killedChildren());
         assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "returned long after the 0.3 s limit");
     }
 
     @Test
-    void megabytesOfOutputAreCappedAndDrained() throws Exception {
+    void megabytesOfOutputAreCountedCappedAndDrainedAlongsideStderr() throws Exception {
         // 8 MiB: far beyond a pipe buffer, so an undrained child would block and time out
-        ProcessOutcome o = ProcessRunner.of("/bin/sh", "-c", "head -c 8388608 /dev/zero | tr '\\0' x; echo done >&2")
+        ProcessRunner.Result r = sh("head -c 8388608 /dev/zero | tr '\\0' x; echo done >&2")
                 .outputCap(4096).timeout(Duration.ofSeconds(20)).run();
-        assertFalse(o.timedOut());
-        assertEquals(0, o.exitCode());
-        assertEquals(4096, o.stdout().length());
-        assertEquals(8L << 20, o.stdoutBytes());
-        assertTrue(o.truncated());
-        assertEquals("done", o.stderr().strip());
+        assertFalse(r.timedOut());
+        assertEquals(0, r.exitCode());
+        assertEquals(4096, r.stdout().length());
+        assertEquals(8L << 20, r.stdoutBytes());
+        assertTrue(r.truncated());
+        assertEquals("done", r.stderr().strip());
     }
 
     @Test
-    void childrenThatOutliveTheToolAreKilled(@TempDir Path dir) throws Exception {
+    void detachedChildrenThatOutliveTheToolAreKilled(@TempDir Path dir) throws Exception {
         Path pidFile = dir.resolve("child.pid");
-        // the child detaches from our pipes and keeps running after its parent exits
+        // the child lets go of our pipes and keeps running after its parent exits: only the tag finds it
         String script = "sleep 600 </dev/null >/dev/null 2>&1 & echo $! > " + pidFile + "; exit 0";
-        ProcessOutcome o = ProcessRunner.of("/bin/sh", "-c", script).timeout(Duration.ofSeconds(10)).run();
-        assertEquals(0, o.exitCode());
+        ProcessRunner.Result r = sh(script).timeout(Duration.ofSeconds(10)).run();
+        assertEquals(0, r.exitCode());
         long pid = Long.parseLong(Files.readString(pidFile).strip());
         await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
-        assertTrue(o.killedProcesses() >= 1);
+        assertTrue(r.killedChildren() >= 1, "killed " + r.killedChildren());
     }
 
     @Test
     void grandchildrenOfAHangingToolAreKilledWithIt(@TempDir Path dir) throws Exception {
         Path pidFile = dir.resolve("grandchild.pid");
         String script = "sh -c 'sleep 600 & echo $! > " + pidFile + "; wait' & wait";
-        ProcessOutcome o = ProcessRunner.of("/bin/sh", "-c", script).timeout(Duration.ofMillis(500)).run();
-        assertTrue(o.timedOut());
+        ProcessRunner.Result r = sh(script).timeout(Duration.ofMillis(500)).run();
+        assertTrue(r.timedOut());
         await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
         long pid = Long.parseLong(Files.readString(pidFile).strip());
         await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
@@ -77,10 +184,10 @@ class ProcessRunnerTest {
     @Test
     void anAbandonedRunKillsItsToolWhenTheThreadIsInterrupted(@TempDir Path dir) throws Exception {
         Path pidFile = dir.resolve("child.pid");
-        java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread t = new Thread(() -> {
             try {
-                ProcessRunner.of("/bin/sh", "-c", "sleep 600 & echo $! > " + pidFile + "; wait").timeout(Duration.ofMinutes(5)).run();
+                sh("sleep 600 & echo $! > " + pidFile + "; wait").timeout(Duration.ofMinutes(5)).run();
             } catch (Exception e) {
                 thrown.set(e);
             }
@@ -95,8 +202,15 @@ class ProcessRunnerTest {
     }
 
     @Test
-    void missingToolNamesItself() {
-        IOException e = assertThrows(IOException.class, () -> ProcessRunner.of("/nonexistent/dcgmi", "health").run());
-        assertEquals("cannot run /nonexistent/dcgmi: No such file or directory", e.getMessage());
+    void withinLeavesTheProbeTimeToAnswer() {
+        assertEquals(Duration.ofMillis(9800), ProcessRunner.within(Duration.ofSeconds(10)));
+        assertEquals(Duration.ofMillis(900), ProcessRunner.within(Duration.ofSeconds(1)));
     }
+
+    private static List<ProcessHandle> sleepers() {
+        long self = ProcessHandle.current().pid();
+        return ProcessHandle.allProcesses().filter(h -> h.info().commandLine().orElse("").contains("sleep 300"))
+                .filter(h -> h.parent().map(ProcessHandle::pid).map(p -> p != self).orElse(true)).toList();
+    }
+
 }

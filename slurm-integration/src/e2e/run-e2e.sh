@@ -11,7 +11,10 @@
 #
 # A check's outcome is controlled by a file: the config (/etc/nhc/nhc.yaml, where slurmd's nhc-slurm
 # looks) uses the test-only probe e2e.cause (src/e2e/probe, compiled here into /etc/nhc/ext), which
-# fails while a "cause" file exists. /etc/nhc is moved aside and restored at exit.
+# fails while a "cause" file exists. /etc/nhc is moved aside and restored at exit. The GPU check
+# gpu.inventory talks to the project's fake libnvidia-ml (checks/src/test/c/fake_nvml.c), copied into
+# the scratch directory: slurmd passes nhc no environment, so the fake reads scenario.json beside
+# itself, and a GPU is "lost" by rewriting that file.
 #
 # Every process started here is stopped by pid at exit, also when a scenario fails, in the order
 # slurmd needs: its health-check children, slurmd, slurmctld, munged. Exit status 0 = all passed.
@@ -28,6 +31,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 APP=$(cd "$APP_IN" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../../.." && pwd)
 NODE=$(hostname -s)
 S=$(mktemp -d /tmp/nhc-e2e.XXXXXX)
 chmod 755 "$S"   # munged refuses a socket below a directory others cannot enter
@@ -190,10 +194,48 @@ setup_nhc() {
     cp -r "$HERE/probe/META-INF" "$S/probe-classes/"
     (cd "$S/probe-classes" && "${java%/java}/jar" cf /etc/nhc/ext/nhc-e2e-probe.jar .)
     chmod 644 /etc/nhc/ext/nhc-e2e-probe.jar
+    setup_fake_nvml
     write_config 0.5
 }
 
-# write_config MAX_DRAINED_FRACTION: the config slurmd's nhc-slurm reads. "cause" drains, "hwcause" fails.
+# The fake NVML as built by the checks module's test build (or built here with its Makefile).
+setup_fake_nvml() {
+    local built=$REPO/checks/target/fake-nvml/libnvidia-ml.so.1
+    if [ ! -f "$built" ] || [ "$REPO/checks/src/test/c/fake_nvml.c" -nt "$built" ]; then
+        make -s -C "$REPO/checks/src/test/c" OUT="$REPO/checks/target/fake-nvml" >"$S/log/fake-nvml-build.log" 2>&1 \
+            || { cat "$S/log/fake-nvml-build.log"; log "cannot build the fake NVML from $REPO/checks/src/test/c"; exit 1; }
+    fi
+    mkdir -p "$S/fake-nvml"
+    cp "$built" "$S/fake-nvml/libnvidia-ml.so.1"
+    chmod 755 "$S/fake-nvml"
+    write_gpus healthy
+    log "fake NVML: $S/fake-nvml/libnvidia-ml.so.1 with 2 healthy GPUs (scenario.json beside it)"
+}
+
+# write_gpus healthy|lost: 2 H100s; "lost" makes GPU 1 answer GPU_IS_LOST (15), as after Xid 79.
+# Written beside and moved over, so a run never reads half a scenario.
+write_gpus() {
+    local lost=
+    [ "$1" = lost ] && lost=',
+      "returns": { "nvmlDeviceGetName": 15, "nvmlDeviceGetUUID": 15, "nvmlDeviceGetPersistenceMode": 15 }'
+    cat > "$S/fake-nvml/scenario.json.tmp" <<EOF
+{
+  "description": "nhc e2e: 2 GPUs, GPU 1 $1",
+  "driver_version": "535.161.08",
+  "gpus": [
+    { "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-00000000-e2e0-0000-0000-000000000000",
+      "pci_bus_id": "00000000:19:00.0", "persistence_mode": true },
+    { "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-00000000-e2e1-0000-0000-000000000001",
+      "pci_bus_id": "00000000:3B:00.0", "persistence_mode": true$lost }
+  ]
+}
+EOF
+    chmod 644 "$S/fake-nvml/scenario.json.tmp"
+    mv "$S/fake-nvml/scenario.json.tmp" "$S/fake-nvml/scenario.json"
+}
+
+# write_config MAX_DRAINED_FRACTION: the config slurmd's nhc-slurm reads. "cause" drains, "hwcause" fails,
+# a lost GPU in the fake NVML's scenario fails.
 write_config() {
     cat > /etc/nhc/nhc.yaml.tmp <<EOF
 nhc: 1
@@ -203,6 +245,7 @@ settings:
   state_dir: $S/nhc-state
   log_file: $S/log/nhc.log
   log_level: info
+  nvml_library: $S/fake-nvml/libnvidia-ml.so.1
 slurm:
   slurm_conf: $S/etc/slurm.conf
   failure_state: drain
@@ -222,6 +265,9 @@ checks:
     fail: { present: "> 0" }
     message: "GPU 0 fell off the bus"
     slurm_state: fail
+  - name: gpu
+    use: gpu.inventory
+    with: { count: 2 }
 EOF
     chmod 644 /etc/nhc/nhc.yaml.tmp
     mv /etc/nhc/nhc.yaml.tmp /etc/nhc/nhc.yaml
@@ -342,7 +388,7 @@ scenario_drain_and_resume() {
 }
 
 scenario_fail_state() {
-    log "=== 2. a hardware fault (check with slurm_state: fail) puts the node in FAIL"
+    log "=== 2a. a check configured with slurm_state: fail puts the node in FAIL"
     local t
     touch "$S/hwcause"; t=$(now_ms)
     log "cause: created $S/hwcause"
@@ -357,6 +403,27 @@ scenario_fail_state() {
     if wait_until 40 "node idle again" state_is idle; then
         timing "hardware cause removed -> sinfo idle" $(( $(now_ms) - t ))
         pass "resumed from FAIL to idle $(secs $(( $(now_ms) - t ))) after the repair"
+    else
+        fail "node not resumed from FAIL: $(node_state)"
+    fi
+}
+
+scenario_gpu_lost() {
+    log "=== 2b. a hardware fault (the fake NVML's GPU 1 answers GPU_IS_LOST) puts the node in FAIL"
+    local t
+    write_gpus lost; t=$(now_ms)
+    log "cause: GPU 1 lost in $S/fake-nvml/scenario.json"
+    if wait_until 40 "node in FAIL for the lost GPU" state_matches '^fail\|NHC: gpu: GPU 1 \([^)]*\) is lost: nvmlDevice[A-Za-z_0-9]+ returned GPU_IS_LOST'; then
+        timing "GPU lost (NVML 15) -> sinfo fail" $(( $(now_ms) - t ))
+        pass "FAIL with reason '$(node_state | cut -d'|' -f2)' $(secs $(( $(now_ms) - t ))) after the GPU was lost"
+    else
+        fail "node not in FAIL for the lost GPU: $(node_state)"; write_gpus healthy; return
+    fi
+    write_gpus healthy; t=$(now_ms)
+    log "cause: GPU 1 healthy again in $S/fake-nvml/scenario.json"
+    if wait_until 40 "node idle again" state_is idle; then
+        timing "GPU healthy again -> sinfo idle" $(( $(now_ms) - t ))
+        pass "resumed from FAIL to idle $(secs $(( $(now_ms) - t ))) after the GPU answered again"
     else
         fail "node not resumed from FAIL: $(node_state)"
     fi
@@ -495,6 +562,7 @@ setup_nhc
 start_cluster
 scenario_drain_and_resume
 scenario_fail_state
+scenario_gpu_lost
 scenario_admin_drain
 scenario_slurmctld_down
 scenario_circuit_breaker

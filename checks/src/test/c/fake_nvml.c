@@ -2,8 +2,8 @@
  * A stand-in for libnvidia-ml.so.1 that nhc's tests load through the real JNA binding.
  *
  * It exports the NVML symbols nhc calls, with NVML's names and C ABI, and answers them from a JSON
- * scenario named by the environment variable NHC_FAKE_NVML_SCENARIO (schema: fake_nvml.md). The
- * scenario is re-read on every nvmlInit_v2, so one JVM can switch scenarios by rewriting the file.
+ * scenario named by the environment variable NHC_FAKE_NVML_SCENARIO, or else scenario.json beside
+ * the library (schema: fake_nvml.md). The scenario is re-read on every nvmlInit_v2, so one JVM can switch scenarios by rewriting the file.
  * A call the scenario gives no value for answers NVML_ERROR_NOT_SUPPORTED, like a GPU without
  * that counter. Each call can be given a return code and a delay (to simulate a hung GPU).
  *
@@ -11,7 +11,9 @@
  * sleeps in a delay may wake after the next nvmlInit_v2 and must still find valid memory.
  */
 #define _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -602,16 +604,37 @@ static int read_gpu(loader *l, const jvalue *v, fake_gpu *g) {
 }
 
 /* Loads the scenario into the globals; on error leaves a message in l->error. Caller holds lock. */
-static void load_scenario(loader *l) {
-    const char *path = getenv("NHC_FAKE_NVML_SCENARIO");
-    l->file = path ? path : "(unset)";
-    if (!path || !*path) {
-        snprintf(l->error, sizeof l->error, "NHC_FAKE_NVML_SCENARIO is not set; the fake NVML has no scenario to answer from");
-        return;
+/*
+ * Without NHC_FAKE_NVML_SCENARIO the scenario is scenario.json next to this library: slurmd runs its
+ * HealthCheckProgram with an empty environment, so a test there can only place a file.
+ */
+static int scenario_beside_library(char *out, size_t cap) {
+    Dl_info info;
+    if (!dladdr((void *) &scenario_beside_library, &info) || !info.dli_fname) {
+        return 0;
     }
+    const char *slash = strrchr(info.dli_fname, '/');
+    int dir_len = slash ? (int) (slash - info.dli_fname) : 1;
+    const char *dir = slash ? info.dli_fname : ".";
+    return snprintf(out, cap, "%.*s/scenario.json", dir_len, dir) < (int) cap;
+}
+
+static void load_scenario(loader *l) {
+    static char beside[4096];
+    const char *path = getenv("NHC_FAKE_NVML_SCENARIO");
+    if (!path || !*path) {
+        if (!scenario_beside_library(beside, sizeof beside)) {
+            l->file = "(unset)";
+            snprintf(l->error, sizeof l->error,
+                     "NHC_FAKE_NVML_SCENARIO is not set and the library cannot find its own path for scenario.json");
+            return;
+        }
+        path = beside;
+    }
+    l->file = path;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(l->error, sizeof l->error, "%s: cannot open: %s", path, strerror(errno));
+        snprintf(l->error, sizeof l->error, "%.240s: cannot open: %s", path, strerror(errno));
         return;
     }
     size_t cap = 4096, len = 0;
@@ -635,7 +658,7 @@ static void load_scenario(loader *l) {
         }
     }
     if (p.error[0]) {
-        snprintf(l->error, sizeof l->error, "%s: %s", path, p.error);
+        snprintf(l->error, sizeof l->error, "%.240s: %s", path, p.error);
         jfree(root);
         free(text);
         return;

@@ -10,7 +10,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -39,14 +38,8 @@ final class DaemonCommand implements Callable<Integer> {
     @Mixin
     ConfigOption config = new ConfigOption();
 
-    @Option(names = "--nvml-library", paramLabel = "PATH", description = "Use this libnvidia-ml.so.1 (overrides settings.nvml_library).")
-    Path nvmlLibrary;
-
-    @Option(names = "--hostname", paramLabel = "NAME", description = "Act as this host (for host selectors); default: the short host name.")
-    String hostname;
-
-    @Option(names = "--state-dir", paramLabel = "DIR", description = "Keep state here (overrides settings.state_dir).")
-    Path stateDir;
+    @Mixin
+    Overrides overrides = new Overrides();
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
     boolean help;
@@ -54,10 +47,10 @@ final class DaemonCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ConfigLoader loader = ConfigLoader.standard();
-        String node = NodeName.resolve(hostname, false);
+        String node = NodeName.resolve(overrides.hostname, false);
         AtomicBoolean logging = new AtomicBoolean();
         Daemon.ConfigSource source = () -> {
-            Config cfg = Overrides.apply(loader.load(config.file()), nvmlLibrary, stateDir);
+            Config cfg = overrides.apply(loader.load(config.file()));
             if (logging.compareAndSet(false, true)) {
                 Logging.apply(cfg.settings());
             }

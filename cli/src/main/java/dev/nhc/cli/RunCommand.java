@@ -60,14 +60,8 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--slurm", description = "Apply the verdict to Slurm (DRAIN / FAIL / RESUME). Default when SLURMD_NODENAME is set.")
     boolean slurm;
 
-    @Option(names = "--nvml-library", paramLabel = "PATH", description = "Use this libnvidia-ml.so.1 (overrides settings.nvml_library).")
-    Path nvmlLibrary;
-
-    @Option(names = "--hostname", paramLabel = "NAME", description = "Act as this host (for host selectors and Slurm); default: SLURMD_NODENAME or the short host name.")
-    String hostname;
-
-    @Option(names = "--state-dir", paramLabel = "DIR", description = "Keep state here (overrides settings.state_dir).")
-    Path stateDir;
+    @Mixin
+    Overrides overrides = new Overrides();
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
     boolean help;
@@ -80,7 +74,7 @@ final class RunCommand implements Callable<Integer> {
         if (cfg == null) {
             return ExitCodes.INVALID;
         }
-        cfg = Overrides.apply(cfg, nvmlLibrary, stateDir);
+        cfg = overrides.apply(cfg);
         Logging.apply(cfg.settings());
         Optional<VerdictAction> action = Optional.empty();
         if (slurmMode) {
@@ -98,7 +92,7 @@ final class RunCommand implements Callable<Integer> {
                 return ExitCodes.INVALID;
             }
         }
-        String node = NodeName.resolve(hostname, slurmMode);
+        String node = NodeName.resolve(overrides.hostname, slurmMode);
         Path dir = cfg.settings().stateDir();
         String[] holder = new String[1];
         Optional<RunLock> lock;

@@ -2,6 +2,7 @@ package dev.nhc.checks.host;
 
 import dev.nhc.checks.kernel.KernelLogLine;
 import dev.nhc.checks.kernel.KernelLogReader;
+import dev.nhc.checks.kernel.KernelLogSpec;
 import dev.nhc.checks.kernel.ReadStats;
 import dev.nhc.engine.model.Finding;
 import dev.nhc.engine.model.Observation;
@@ -55,7 +56,7 @@ public final class KernelLogProbe implements Probe {
         return new Rule(name, Pattern.compile(regex), s, message);
     }
 
-    private static final ProbeSpec SPEC = ProbeSpec.builder("kernel.log",
+    private static final ProbeSpec SPEC = KernelLogSpec.withReader(ProbeSpec.builder("kernel.log",
                     "regex rules over the kernel log lines new since the last run (read-only remounts, I/O errors, lockups, OOM)")
             .entities("one per rule (its name, else its message, else its regex), and \"kernel log\" for the reading itself")
             .param(ParamSpec.optional("patterns", ParamType.ANY, null,
@@ -63,16 +64,8 @@ public final class KernelLogProbe implements Probe {
                             + "Buffer I/O error fail; soft lockup, hung task, OOM, machine check, filesystem error warn)"))
             .param(ParamSpec.optional("log", ParamType.STRING, "kmsg", "where to read: kmsg (/dev/kmsg), journal, or a file path"))
             .param(ParamSpec.optional("latch", ParamType.BOOLEAN, Boolean.TRUE, "fail matches keep failing until reboot or nhc clear"))
-            .param(ParamSpec.optional("since_boot", ParamType.BOOLEAN, Boolean.TRUE, "judge only file lines stamped since this boot"))
-            .param(ParamSpec.optional("max_lines", ParamType.INTEGER, KernelLogReader.DEFAULT_MAX_LINES, "new lines examined per run; the rest are counted as skipped"))
-            .param(ParamSpec.optional("journalctl", ParamType.STRING, "journalctl", "journalctl executable for log: journal"))
             .field("matches", Unit.COUNT, "lines this rule matched since the last run (observed for rules that matched or are latched)")
-            .field("lines_read", Unit.COUNT, "new kernel log lines read this run")
-            .field("unparsed_lines", Unit.COUNT, "new lines without a timestamp nhc understands (still examined)")
-            .field("skipped_lines", Unit.COUNT, "new lines past max_lines, counted but not examined")
-            .field("before_boot_lines", Unit.COUNT, "file lines stamped before this boot, not examined")
-            .field("lost_records", Unit.COUNT, "kmsg records overwritten before nhc read them")
-            .build();
+            ).build();
 
     @Override
     public ProbeSpec spec() {
@@ -81,11 +74,7 @@ public final class KernelLogProbe implements Probe {
 
     @Override
     public void clear(StateSection state) {
-        for (String key : state.snapshot().keySet()) {
-            if (!key.startsWith("log.")) {
-                state.remove(key);
-            }
-        }
+        KernelLogSpec.clearKeepingCursor(state);
     }
 
     @Override
@@ -161,9 +150,7 @@ public final class KernelLogProbe implements Probe {
 
         Observation.Builder log = Observation.of("kernel log");
         if (stats != null) {
-            log.put("lines_read", stats.linesRead()).put("unparsed_lines", stats.unparsedLines())
-                    .put("skipped_lines", stats.skippedLines()).put("before_boot_lines", stats.beforeBootLines())
-                    .put("lost_records", stats.lostRecords());
+            KernelLogSpec.putStats(log, stats);
             if (stats.skippedLines() > 0) {
                 out.finding(Finding.of("kernel log", Severity.WARN, stats.skippedLines() + " new kernel log lines in "
                         + stats.source() + " were not examined (more than max_lines = " + p.integer("max_lines") + " this run)"));

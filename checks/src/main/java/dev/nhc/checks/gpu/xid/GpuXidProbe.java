@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu.xid;
 
 import dev.nhc.checks.kernel.KernelLogReader;
+import dev.nhc.checks.kernel.KernelLogSpec;
 import dev.nhc.checks.kernel.ReadStats;
 import dev.nhc.engine.model.Finding;
 import dev.nhc.engine.model.Observation;
@@ -37,7 +38,7 @@ public final class GpuXidProbe implements Probe {
     static final String BOOT_ID = "xid.boot_id";
     private static final int TEXT_MAX = 160;
 
-    private static final ProbeSpec SPEC = ProbeSpec.builder("gpu.xid",
+    private static final ProbeSpec SPEC = KernelLogSpec.withReader(ProbeSpec.builder("gpu.xid",
                     "NVIDIA XID/SXID errors in the kernel log since the last run; fatal ones stay failing until reboot or nhc clear")
             .entities("one per GPU (by index when the GPU inventory maps its PCI address, else \"GPU at PCI 0000:3b:00.0\"), "
                     + "one per NVSwitch, and \"kernel log\" for the reading itself")
@@ -45,19 +46,11 @@ public final class GpuXidProbe implements Probe {
             .param(ParamSpec.optional("fail", ParamType.INTEGER_LIST, null, "XIDs that fail the node (added to the defaults 48 64 74 79 95 119 120 140; application XIDs 13 43 45 at most warn)"))
             .param(ParamSpec.optional("warn", ParamType.INTEGER_LIST, null, "XIDs that only warn (overrides a default fail)"))
             .param(ParamSpec.optional("ignore", ParamType.INTEGER_LIST, null, "XIDs to ignore"))
-            .param(ParamSpec.optional("since_boot", ParamType.BOOLEAN, Boolean.TRUE, "judge only file lines stamped since this boot; false to replay old captures"))
-            .param(ParamSpec.optional("max_lines", ParamType.INTEGER, KernelLogReader.DEFAULT_MAX_LINES, "new lines examined per run; the rest are counted as skipped"))
-            .param(ParamSpec.optional("journalctl", ParamType.STRING, "journalctl", "journalctl executable for log: journal"))
             .field("xid_new", Unit.COUNT, "XID lines for this GPU since the last run")
             .field("xid_latched", Unit.COUNT, "fatal XIDs remembered for this GPU since boot")
             .field("last_xid", Unit.COUNT, "the last XID seen for this GPU this run")
-            .field("lines_read", Unit.COUNT, "new kernel log lines read this run")
-            .field("unparsed_lines", Unit.COUNT, "new lines without a timestamp nhc understands (still examined)")
-            .field("skipped_lines", Unit.COUNT, "new lines past max_lines, counted but not examined")
-            .field("before_boot_lines", Unit.COUNT, "file lines stamped before this boot, not examined")
-            .field("lost_records", Unit.COUNT, "kmsg records overwritten before nhc read them")
             .field("application_xids", Unit.COUNT, "application XIDs (13, 43, 45) seen this run; not a node fault")
-            .build();
+            ).build();
 
     @Override
     public ProbeSpec spec() {
@@ -67,11 +60,7 @@ public final class GpuXidProbe implements Probe {
     /** {@code nhc clear}: forget the latched XIDs but keep the log cursor, so that a repaired GPU's old lines are not judged again. */
     @Override
     public void clear(StateSection state) {
-        for (String key : state.snapshot().keySet()) {
-            if (!key.startsWith("log.")) {
-                state.remove(key);
-            }
-        }
+        KernelLogSpec.clearKeepingCursor(state);
     }
 
     @Override
@@ -158,9 +147,7 @@ public final class GpuXidProbe implements Probe {
         obs.values().forEach(b -> out.observe(b.build()));
         Observation.Builder log = Observation.of("kernel log").put("application_xids", application[0]);
         if (stats != null) {
-            log.put("lines_read", stats.linesRead()).put("unparsed_lines", stats.unparsedLines())
-                    .put("skipped_lines", stats.skippedLines()).put("before_boot_lines", stats.beforeBootLines())
-                    .put("lost_records", stats.lostRecords());
+            KernelLogSpec.putStats(log, stats);
         }
         out.observe(log.build());
         byEntity.forEach((entity, items) -> out.finding(finding(ctx.checkName(), entity, items)));

@@ -41,14 +41,28 @@ public final class Main implements Runnable {
             code = run(args);
         } catch (Throwable t) {
             // Errors (a broken site jar, a missing class) bypass picocli's handler; the contract still holds.
-            System.err.println("nhc: internal error: " + ExitCodes.describe(t) + " (please report this; nothing was done)");
+            System.err.println(internalError(t));
             code = ExitCodes.INTERNAL;
         }
         System.exit(code);
     }
 
-    /** Runs nhc with these arguments and returns the exit code (tests call this in-process). */
+    /**
+     * Runs nhc with these arguments and returns the exit code (tests call this in-process). A plain
+     * {@code nhc run} skips picocli (see {@link RunArgs}); everything else goes through it.
+     */
     public static int run(String... args) {
+        if (args.length > 0 && args[0].equals("run")) {
+            RunCommand fast = RunArgs.parse(java.util.Arrays.copyOfRange(args, 1, args.length));
+            if (fast != null) {
+                try {
+                    return fast.call();
+                } catch (RuntimeException e) {
+                    System.err.println(internalError(e));
+                    return ExitCodes.INTERNAL;
+                }
+            }
+        }
         CommandLine cl = subcommandAlone(args);
         String[] rest = args;
         if (cl != null) {
@@ -57,7 +71,7 @@ public final class Main implements Runnable {
             cl = new CommandLine(new Main());
         }
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            cmd.getErr().println("nhc: internal error: " + ExitCodes.describe(ex) + " (please report this; nothing was done)");
+            cmd.getErr().println(internalError(ex));
             return ExitCodes.INTERNAL;
         });
         cl.setParameterExceptionHandler((ex, strings) -> {
@@ -68,6 +82,10 @@ public final class Main implements Runnable {
             return ExitCodes.INVALID;
         });
         return cl.execute(rest);
+    }
+
+    private static String internalError(Throwable t) {
+        return "nhc: internal error: " + ExitCodes.describe(t) + " (please report this; nothing was done)";
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.nhc.engine.probe.FieldSpec;
 import dev.nhc.engine.probe.ProbeSpec;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -31,18 +32,33 @@ final class CompiledCheck {
     private final List<Rule> rules;
     private final MessageTemplate template;
     private final List<FieldSpec> referenced;
+    private final Set<String> fieldsRead;
 
     CompiledCheck(ProbeSpec spec, List<Rule> rules, MessageTemplate template) {
         this.spec = spec;
         this.rules = List.copyOf(rules);
         this.template = template;
-        Set<FieldSpec> fields = new LinkedHashSet<>();
+        // By name: hashing the FieldSpec record itself would bootstrap its generated hashCode
+        // (ObjectMethods), ~10 ms of every one-shot run on a cold JVM.
+        Map<String, FieldSpec> fields = new LinkedHashMap<>();
         for (Rule r : rules) {
             for (Clause c : r.clauses()) {
-                c.conditions().forEach(cond -> fields.add(cond.field()));
+                for (Condition cond : c.conditions()) {
+                    fields.putIfAbsent(cond.field().name(), cond.field());
+                }
             }
         }
-        this.referenced = List.copyOf(fields);
+        this.referenced = List.copyOf(fields.values());
+        Set<String> read = new LinkedHashSet<>(fields.keySet());
+        for (Rule r : rules) {
+            if (r.template() != null) {
+                r.template().addFieldNames(read);
+            }
+        }
+        if (template != null) {
+            template.addFieldNames(read);
+        }
+        this.fieldsRead = Collections.unmodifiableSet(read);
     }
 
     ProbeSpec spec() {
@@ -51,6 +67,11 @@ final class CompiledCheck {
 
     List<Rule> rules() {
         return rules;
+    }
+
+    /** Every field a condition tests or a message prints. */
+    Set<String> fieldsRead() {
+        return fieldsRead;
     }
 
     /**

@@ -73,6 +73,15 @@ final class MessageTemplate {
         return ok ? new MessageTemplate(source, pieces) : null;
     }
 
+    /** Adds the names of the fields this template prints. */
+    void addFieldNames(java.util.Collection<String> names) {
+        for (Piece p : pieces) {
+            if (p instanceof Field f) {
+                names.add(f.field().name());
+            }
+        }
+    }
+
     String render(Observation observation, String check, Clause fired) {
         StringBuilder out = new StringBuilder(source.length() + 32);
         for (Piece p : pieces) {

@@ -67,6 +67,12 @@ public final class RulesEvaluator implements Evaluator {
         return Hysteresis.apply(check.forRuns(), out, memory);
     }
 
+    @Override
+    public Set<String> fieldsRead(CheckConfig check, ProbeSpec spec) {
+        CompiledCheck rules = compiledFor(check, spec);
+        return rules == null ? Evaluator.super.fieldsRead(check, spec) : rules.fieldsRead();
+    }
+
     private CompiledCheck compiledFor(CheckConfig check, ProbeSpec spec) {
         CompiledCheck c = compiled.get(check);
         if (c != null && (c.spec() == spec || c.spec().equals(spec))) {

@@ -32,6 +32,17 @@ class EvaluationTest {
     }
 
     @Test
+    void fieldsReadAreThoseTheConditionsTestAndTheMessagesPrint() throws Exception {
+        assertEquals(java.util.Set.of("used_percent", "errors", "active"),
+                rules.evaluator.fieldsRead(rules.check(), DiskLikeProbe.SPEC), "the default rules");
+        assertEquals(java.util.Set.of("temp"),
+                rules.evaluator.fieldsRead(rules.check("fail: { temp: \"> 90C\" }", "warn: none"), DiskLikeProbe.SPEC));
+        assertEquals(java.util.Set.of("temp", "power", "free_bytes"),
+                rules.evaluator.fieldsRead(rules.check("fail: { temp: \"> 90C\" }", "warn: { power: \"> 700W\" }",
+                        "message: \"{entity} {free_bytes} {check}\""), DiskLikeProbe.SPEC));
+    }
+
+    @Test
     void aMapNeedsAllItsConditions() throws Exception {
         CheckConfig c = rules.check("fail: { used_percent: \"> 90\", free_bytes: \"< 10GiB\" }", "warn: none");
         assertEquals(Severity.FAIL, severity(c, "used_percent", 91.0, "free_bytes", 5L << 30));

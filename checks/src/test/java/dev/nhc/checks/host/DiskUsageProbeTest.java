@@ -70,6 +70,30 @@ class DiskUsageProbeTest {
     }
 
     @Test
+    void inodesAreReadOnlyWhenTheRulesOrMessagesUseThem() throws Exception {
+        List<Boolean> asked = new java.util.ArrayList<>();
+        DiskUsageProbe probe = new DiskUsageProbe((p, inodes) -> {
+            asked.add(inodes);
+            return new Statvfs.Result(4096, 4096, 1000, 500, 500, 100, 50, 50, 0, 0, 255);
+        });
+        probe.probe(mountedHere().fieldsRead("used_percent", "free_bytes"));
+        probe.probe(mountedHere().fieldsRead("used_percent", "inodes_free"));
+        probe.probe(mountedHere().fieldsRead("inodes_used_percent"));
+        assertEquals(List.of(false, true, true), asked);
+    }
+
+    @Test
+    void spaceAloneIsMeasuredWithoutTheNativeCall() throws Exception {
+        Observation o = new DiskUsageProbe().probe(mountedHere().fieldsRead("used_percent")).observations().get(0);
+        assertEquals(Files.getFileStore(root).getTotalSpace(), o.get("size_bytes"));
+        assertFalse(o.fields().containsKey("inodes_free"), "no rule reads inodes: " + o);
+        Observation all = new DiskUsageProbe().probe(mountedHere()).observations().get(0);
+        if (Statvfs.viaLibc(root).files() > 0) {
+            assertTrue(all.fields().containsKey("inodes_free"), "the default rules read inodes: " + all);
+        }
+    }
+
+    @Test
     void libcAndFileStoreAgreeOnTheSpace() throws Exception {
         Statvfs.Result viaLibc = Statvfs.viaLibc(root);
         Statvfs.Result viaStore = Statvfs.viaFileStore(root);
@@ -90,7 +114,7 @@ class DiskUsageProbeTest {
     void aMountPointThatIsNotMountedFailsWithoutMeasuring() throws Exception {
         TestProbeContext ctx = new TestProbeContext(root).params(Map.of("mount", "/scratch/"));
         ctx.write("/proc/self/mounts", "/dev/vda / ext4 rw 0 0\n");
-        ProbeResult r = new DiskUsageProbe(p -> {
+        ProbeResult r = new DiskUsageProbe((p, inodes) -> {
             throw new AssertionError("statvfs must not run for an unmounted path: it would measure / instead");
         }).probe(ctx);
         assertEquals(List.of(), r.observations());
@@ -104,7 +128,7 @@ class DiskUsageProbeTest {
     void reservedBlocksCountAsFullAsInDf() throws Exception {
         // 1000 blocks of 4 KiB, 60 free of which 50 are reserved for root: df shows 99 % used (940 / (940 + 10)).
         Statvfs.Result full = new Statvfs.Result(4096, 4096, 1000, 60, 10, 100, 1, 1, 0, 0, 255);
-        ProbeResult r = new DiskUsageProbe(p -> full).probe(mountedHere());
+        ProbeResult r = new DiskUsageProbe((p, inodes) -> full).probe(mountedHere());
         Observation o = r.observations().get(0);
         assertEquals(98.95, o.get("used_percent"));
         assertEquals(10L * 4096, o.get("free_bytes"));
@@ -117,7 +141,7 @@ class DiskUsageProbeTest {
     @Test
     void aFilesystemWithoutAnInodeTableHasNoInodeFields() throws Exception {
         Statvfs.Result btrfs = new Statvfs.Result(4096, 4096, 1000, 500, 500, 0, 0, 0, 0, 0, 255);
-        Observation o = new DiskUsageProbe(p -> btrfs).probe(mountedHere()).observations().get(0);
+        Observation o = new DiskUsageProbe((p, inodes) -> btrfs).probe(mountedHere()).observations().get(0);
         assertEquals(50.0, o.get("used_percent"));
         assertFalse(o.fields().containsKey("inodes_used_percent"));
         assertFalse(o.fields().containsKey("inodes_free"));

@@ -47,7 +47,7 @@ class HostDefaultRulesTest {
 
     /** 1000 blocks of 4 KiB with {@code avail} available, 1000 inodes with {@code ifree} free. */
     private static DiskUsageProbe disk(long avail, long ifree) {
-        return new DiskUsageProbe(p -> new Statvfs.Result(4096, 4096, 1000, avail, avail, 1000, ifree, ifree, 0, 0, 255));
+        return new DiskUsageProbe((p, inodes) -> new Statvfs.Result(4096, 4096, 1000, avail, avail, 1000, ifree, ifree, 0, 0, 255));
     }
 
     @Test

@@ -21,6 +21,9 @@ public final class Problems {
 
     /** In file order, so that an admin fixes them top to bottom. */
     public List<ConfigProblem> list() {
+        if (list.size() < 2) {
+            return List.copyOf(list);   // no comparator to build: a valid config passes here on every run
+        }
         List<ConfigProblem> sorted = new ArrayList<>(list);
         sorted.sort(java.util.Comparator.comparingInt((ConfigProblem p) -> p.location().line())
                 .thenComparingInt(p -> p.location().column()));

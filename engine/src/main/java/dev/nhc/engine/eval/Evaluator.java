@@ -3,11 +3,14 @@ package dev.nhc.engine.eval;
 import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.config.Problems;
 import dev.nhc.engine.model.Finding;
+import dev.nhc.engine.probe.FieldSpec;
 import dev.nhc.engine.probe.ProbeResult;
 import dev.nhc.engine.probe.ProbeSpec;
 import dev.nhc.engine.state.StateSection;
 
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.ServiceLoader;
 
 /**
@@ -25,6 +28,19 @@ public interface Evaluator {
      * one finding per entity, PASS included, each with the check's name set.
      */
     List<Finding> evaluate(CheckConfig check, ProbeSpec spec, ProbeResult result, StateSection memory);
+
+    /**
+     * The observation fields the check's rules test or its messages print, so that a probe can
+     * leave out a field that costs extra to read when nothing reads it (see
+     * {@link dev.nhc.engine.probe.ProbeContext#fieldWanted}). By default every field of the probe.
+     */
+    default Set<String> fieldsRead(CheckConfig check, ProbeSpec spec) {
+        Set<String> all = new LinkedHashSet<>();
+        for (FieldSpec f : spec.fields()) {
+            all.add(f.name());
+        }
+        return all;
+    }
 
     static Evaluator load() {
         return ServiceLoader.load(Evaluator.class, Evaluator.class.getClassLoader()).findFirst()

@@ -34,6 +34,15 @@ public interface ProbeContext {
         return d.isNegative() ? Duration.ZERO : d;
     }
 
+    /**
+     * Whether the check's rules or messages read this field. A probe reads its cheap fields
+     * regardless (reports show them); a field that costs extra to read, such as inode counts that
+     * need statvfs through JNA, may be left out when nothing reads it.
+     */
+    default boolean fieldWanted(String field) {
+        return true;
+    }
+
     /** The node's short host name. */
     String hostname();
 

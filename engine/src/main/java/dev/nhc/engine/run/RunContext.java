@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** The {@link ProbeContext} the runner gives each probe. */
 final class RunContext implements ProbeContext {
@@ -21,9 +22,10 @@ final class RunContext implements ProbeContext {
     private final Map<String, Object> settings;
     private final Clock clock;
     private final Map<Class<?>, Object> services;
+    private final Set<String> fieldsRead;
 
     RunContext(String checkName, Params params, Path root, StateSection state, Instant deadline, String hostname,
-               Map<String, Object> settings, Clock clock, Map<Class<?>, Object> services) {
+               Map<String, Object> settings, Clock clock, Map<Class<?>, Object> services, Set<String> fieldsRead) {
         this.checkName = checkName;
         this.params = params;
         this.root = root;
@@ -33,6 +35,7 @@ final class RunContext implements ProbeContext {
         this.settings = settings;
         this.clock = clock;
         this.services = services;
+        this.fieldsRead = fieldsRead;
     }
 
     @Override
@@ -59,6 +62,11 @@ final class RunContext implements ProbeContext {
     @Override
     public Instant deadline() {
         return deadline;
+    }
+
+    @Override
+    public boolean fieldWanted(String field) {
+        return fieldsRead.contains(field);
     }
 
     @Override

@@ -129,7 +129,8 @@ public final class Runner {
             Instant now = clock.instant();
             Instant checkDeadline = min(now.plus(check.timeoutOr(config.settings().checkTimeout())), deadline);
             RunContext ctx = new RunContext(check.name(), check.with(), config.settings().root(),
-                    req.state().section("check." + check.name()), checkDeadline, req.node(), settings, clock, services);
+                    req.state().section("check." + check.name()), checkDeadline, req.node(), settings, clock, services,
+                    evaluator.fieldsRead(check, probe.spec()));
             startedAt.put(check.name(), now);
             dueBy.put(check.name(), checkDeadline);
             futures.put(check.name(), pool.submit(() -> probe.probe(ctx)));

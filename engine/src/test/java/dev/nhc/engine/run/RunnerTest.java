@@ -68,6 +68,25 @@ class RunnerTest {
     }
 
     @Test
+    void aProbeLearnsWhichFieldsTheEvaluatorSaysTheCheckReads() throws Exception {
+        probes.add(new ScriptedProbe("test.fields", false, ctx -> ProbeResult.of(Observation.of("node")
+                .put("value", ctx.fieldWanted("value") ? 1 : 0)
+                .put("used_percent", ctx.fieldWanted("used_percent") ? 1 : 0).build())));
+        Config c = config("  - { name: f, use: test.fields }\n");
+        PassThroughEvaluator readsValueOnly = new PassThroughEvaluator() {
+            @Override
+            public Set<String> fieldsRead(dev.nhc.engine.config.CheckConfig check, ProbeSpec spec) {
+                return Set.of("value");
+            }
+        };
+        Verdict v = new Runner(new ProbeRegistry(probes), readsValueOnly, Clock.systemUTC())
+                .run(RunRequest.of(c, "gpu-001", new StateStore(dir)));
+        Observation o = check(v, "f").observations().get(0);
+        assertEquals(1, ((Number) o.get("value")).intValue());
+        assertEquals(0, ((Number) o.get("used_percent")).intValue());
+    }
+
+    @Test
     void aHungProbeIsAbandonedAtItsTimeoutAndNamedWhileTheOthersFinish() throws Exception {
         probes.add(new ScriptedProbe("test.hang", false, ctx -> hangForever()));
         probes.add(new ScriptedProbe("test.ok", false, ctx -> ProbeResult.of(Observation.of("node").put("value", 1).build())));

@@ -27,6 +27,7 @@ public final class TestProbeContext implements ProbeContext {
     private final Map<String, Object> settings = new HashMap<>();
     private final Map<Class<?>, Object> services = new HashMap<>();
     private String checkName = "test-check";
+    private java.util.Set<String> fieldsRead;   // null: every field is wanted
 
     public TestProbeContext(Path root) {
         this.root = root;
@@ -65,6 +66,17 @@ public final class TestProbeContext implements ProbeContext {
     public <T> TestProbeContext service(Class<T> type, T value) {
         services.put(type, value);
         return this;
+    }
+
+    /** The fields the check's rules read; a probe may leave costly others out. */
+    public TestProbeContext fieldsRead(String... fields) {
+        this.fieldsRead = java.util.Set.of(fields);
+        return this;
+    }
+
+    @Override
+    public boolean fieldWanted(String field) {
+        return fieldsRead == null || fieldsRead.contains(field);
     }
 
     public TestProbeContext checkName(String n) {

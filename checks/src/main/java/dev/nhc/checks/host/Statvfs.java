@@ -89,7 +89,7 @@ final class Statvfs {
     /** Direct mapping: no proxy and no per-call reflection; loaded on first use, never by the probe's constructor. */
     private static final class LibC {
         static {
-            Native.register(Platform.C_LIBRARY_NAME);
+            Native.register(LibC.class, Platform.C_LIBRARY_NAME);   // naming the class spares JNA a reflective stack walk
         }
 
         static native int statvfs(String path, Pointer buf) throws LastErrorException;

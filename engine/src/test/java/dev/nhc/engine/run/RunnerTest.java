@@ -227,9 +227,16 @@ class RunnerTest {
         String[] holder = new String[1];
         try (RunLock first = RunLock.tryAcquire(dir, holder).orElseThrow()) {
             assertTrue(RunLock.tryAcquire(dir, holder).isEmpty());
-            assertTrue(holder[0].contains("pid " + ProcessHandle.current().pid()), holder[0]);
+            assertTrue(holder[0].matches("pid " + ProcessHandle.current().pid() + ", started \\d+ s ago"), holder[0]);
         }
         RunLock.tryAcquire(dir, holder).orElseThrow().close();
+    }
+
+    @Test
+    void theLosingRunSaysWhoHoldsTheLockAndForHowLong() {
+        assertEquals("pid 4242, started 12 s ago", RunLock.describe("pid 4242 started 1000000", 1_012_400));
+        assertEquals("pid 7 since 2026-11-22T04:00:00Z", RunLock.describe("pid 7 since 2026-11-22T04:00:00Z", 0), "an older nhc's lock text");
+        assertEquals("another nhc run", RunLock.describe("", 0));
     }
 
     @Test

@@ -1,10 +1,10 @@
 package dev.nhc.scripts;
 
 /** A script.js check that could not produce findings: syntax error, exception, time limit, denied access. */
-final class ScriptFailure extends Exception {
+public final class ScriptFailure extends Exception {
     private static final long serialVersionUID = 1L;
 
-    ScriptFailure(String message) {
+    public ScriptFailure(String message) {
         super(message);
     }
 }

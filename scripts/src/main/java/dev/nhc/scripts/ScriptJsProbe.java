@@ -27,7 +27,7 @@ import java.util.function.BooleanSupplier;
 /**
  * {@code script.js}: a rule written in JavaScript over what the other checks observed, e.g. "a GPU
  * that is both hot and drawing little power is throttling". It runs in a GraalJS sandbox (see
- * {@link JsSandbox}) and sees:
+ * {@link dev.nhc.scripts.js.JsSandbox}, found by {@link GraalJs}) and sees:
  * <ul>
  *   <li>{@code observations}: check name → entity → fields, from the other checks of this run
  *       (the spec says {@code runsLast}: the runner runs script.js checks after all others and
@@ -106,7 +106,8 @@ public final class ScriptJsProbe implements Probe {
         String vars = JSON.std.asString(ctx.params().map("vars"));
         String resultJson;
         try {
-            resultJson = JsSandbox.run(source, name, observations, vars, ctx.hostname(), new ReadAccess(allowed, ctx::sys), timeout);
+            ReadAccess access = new ReadAccess(allowed, ctx::sys);
+            resultJson = GraalJs.runner().run(source, name, observations, vars, ctx.hostname(), access::read, access::list, timeout);
         } catch (ScriptFailure e) {
             return unknown(e.getMessage());
         }

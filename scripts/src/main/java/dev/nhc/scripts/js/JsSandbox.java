@@ -1,4 +1,7 @@
-package dev.nhc.scripts;
+package dev.nhc.scripts.js;
+
+import dev.nhc.scripts.JsRunner;
+import dev.nhc.scripts.ScriptFailure;
 
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
@@ -16,11 +19,13 @@ import org.graalvm.polyglot.proxy.ProxyExecutable;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * Runs one script.js check in GraalJS with nothing granted: no host classes or objects, no I/O,
@@ -29,11 +34,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * below the paths the config allows. A watchdog cancels the context at the time limit.
  *
  * <p>This is the only class that touches org.graalvm: it is loaded on the first script.js run,
- * so configs without script.js never load the polyglot engine.
+ * so configs without script.js never load the polyglot engine. In an installation it is defined
+ * by the class loader that holds GraalJS (see {@link dev.nhc.scripts.GraalJs}), so it uses only
+ * public types of nhc.
  */
-final class JsSandbox {
-    private JsSandbox() {
-    }
+public final class JsSandbox implements JsRunner {
 
     /** One engine per process: in the daemon, later runs reuse its parsed code and warm state. */
     private static final class Shared {
@@ -49,13 +54,9 @@ final class JsSandbox {
         });
     }
 
-    /**
-     * Evaluates {@code source}; the globals {@code observations}, {@code vars} and {@code node}
-     * hold the given JSON and host name. Returns the script's completion value as JSON text
-     * ("null" when it has none).
-     */
-    static String run(String source, String name, String observationsJson, String varsJson, String node,
-                      ReadAccess access, Duration timeout) throws ScriptFailure {
+    @Override
+    public String run(String source, String name, String observationsJson, String varsJson, String node,
+                      Function<String, String> readFile, Function<String, List<String>> listDir, Duration timeout) throws ScriptFailure {
         Context context = Context.newBuilder("js")
                 .engine(Shared.ENGINE)
                 .allowHostAccess(HostAccess.NONE)
@@ -83,8 +84,8 @@ final class JsSandbox {
             bindings.putMember("observations", json.invokeMember("parse", observationsJson));
             bindings.putMember("vars", json.invokeMember("parse", varsJson));
             bindings.putMember("node", node);
-            bindings.putMember("readFile", (ProxyExecutable) args -> access.read(stringArg(args, "readFile")));
-            bindings.putMember("listDir", (ProxyExecutable) args -> ProxyArray.fromList(new java.util.ArrayList<Object>(access.list(stringArg(args, "listDir")))));
+            bindings.putMember("readFile", (ProxyExecutable) args -> readFile.apply(stringArg(args, "readFile")));
+            bindings.putMember("listDir", (ProxyExecutable) args -> ProxyArray.fromList(new java.util.ArrayList<Object>(listDir.apply(stringArg(args, "listDir")))));
             Value result = context.eval(Source.newBuilder("js", source, name).buildLiteral());
             Value text = json.invokeMember("stringify", result);
             return text.isNull() ? "null" : text.asString();

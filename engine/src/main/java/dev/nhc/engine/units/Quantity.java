@@ -1,6 +1,8 @@
 package dev.nhc.engine.units;
 
-import java.util.Locale;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -103,11 +105,19 @@ public record Quantity(double base, Dimension dimension, String text) {
         return Math.round(q.base);
     }
 
+    /**
+     * Four significant digits without trailing zeros and never in exponent form: 97.25, 0.0003125,
+     * 12350. BigDecimal rather than String.format: a cold JVM spends ~7 ms setting up Formatter.
+     */
     public static String formatNumber(double v) {
         if (v == Math.rint(v) && Math.abs(v) < 1e15) {
             return Long.toString((long) v);
         }
-        return String.format(Locale.ROOT, "%.4g", v).replaceAll("(\\.\\d*?)0+$", "$1").replaceAll("\\.$", "");
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return Double.toString(v);
+        }
+        // valueOf goes through Double.toString, so 97.245 rounds up as written, not as stored (97.24499...)
+        return BigDecimal.valueOf(v).round(new MathContext(4, RoundingMode.HALF_UP)).stripTrailingZeros().toPlainString();
     }
 
     public static String formatBytes(double bytes) {
@@ -118,6 +128,6 @@ public record Quantity(double base, Dimension dimension, String text) {
             v /= 1024;
             i++;
         }
-        return (i == 0 ? formatNumber(v) : String.format(Locale.ROOT, "%.1f", v)) + " " + units[i];
+        return (i == 0 ? formatNumber(v) : BigDecimal.valueOf(v).setScale(1, RoundingMode.HALF_UP).toPlainString()) + " " + units[i];
     }
 }

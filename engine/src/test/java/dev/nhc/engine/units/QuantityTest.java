@@ -72,5 +72,18 @@ class QuantityTest {
         assertEquals("512 B", Quantity.formatBytes(512));
         assertEquals("97.25", Quantity.formatNumber(97.25));
         assertEquals("3", Quantity.formatNumber(3.0));
+        assertEquals("1.5 MiB", Quantity.formatBytes(1.5 * 1024 * 1024));
+        assertEquals("1.2 KiB", Quantity.formatBytes(1250));
+    }
+
+    @Test
+    void numbersKeepFourSignificantDigitsWithoutExponents() {
+        assertEquals("97.25", Quantity.formatNumber(97.245));
+        assertEquals("0.3333", Quantity.formatNumber(1 / 3.0));
+        assertEquals("12350", Quantity.formatNumber(12345.678));
+        assertEquals("0.0003125", Quantity.formatNumber(0.0003125));
+        assertEquals("-2.5", Quantity.formatNumber(-2.5));
+        assertEquals("99.9", Quantity.formatNumber(99.9));
+        assertEquals("NaN", Quantity.formatNumber(Double.NaN));
     }
 }

@@ -188,7 +188,7 @@ setup_nhc() {
     java=$(readlink -f "$(command -v java)")
     javac=${java%/java}/javac
     [ -x "$javac" ] || { log "no javac next to $java: cannot build the e2e probe"; exit 1; }
-    cp=$(find "$APP/lib" -maxdepth 1 -name 'nhc-engine-*.jar' | head -1)
+    cp=$(find "$APP/lib" -maxdepth 1 -name 'nhc-*.jar' | head -1)
     "$javac" --release 17 -nowarn -d "$S/probe-classes" -cp "$cp" "$HERE/probe/dev/nhc/e2e/CauseFileProbe.java" \
         || { log "cannot compile the e2e probe"; exit 1; }
     cp -r "$HERE/probe/META-INF" "$S/probe-classes/"

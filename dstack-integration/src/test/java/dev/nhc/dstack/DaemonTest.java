@@ -276,7 +276,7 @@ class DaemonTest {
                   - name: fast
                     use: test.fast
                 """)));
-        Path file = dir.resolve("state").resolve(Daemon.STATE_SECTION + ".yaml");
+        Path file = dir.resolve("state").resolve(Daemon.STATE_SECTION + ".json");
         await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(file)
                 && Files.readString(file).contains("fast says warn"));
     }

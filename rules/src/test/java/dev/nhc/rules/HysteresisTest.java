@@ -142,7 +142,7 @@ class HysteresisTest {
             store.flush();
             assertEquals(i < 3 ? Severity.PASS : Severity.FAIL, f.severity(), "run " + i);
         }
-        Path file = dir.resolve("check.c.yaml");
+        Path file = dir.resolve("check.c.json");
         long written = Files.getLastModifiedTime(file).toMillis();
         Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.fromMillis(written - 60_000));
         StateStore store = new StateStore(dir);

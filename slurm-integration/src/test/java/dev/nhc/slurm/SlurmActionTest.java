@@ -557,8 +557,10 @@ class SlurmActionTest {
     @Test
     void theStateOfAnotherNodeIsNotMistakenForThisOnes() throws IOException {
         run(verdict(fail("root-fs", "used 97% of /")));
-        Path file = stateDir.resolve("slurm.yaml");
-        Files.writeString(file, Files.readString(file).replace("node: " + NODE, "node: gpu-999"));
+        Path file = stateDir.resolve("slurm.json");
+        String before = Files.readString(file);
+        assertTrue(before.contains("\"node\" : \"" + NODE + "\""), before);
+        Files.writeString(file, before.replace("\"node\" : \"" + NODE + "\"", "\"node\" : \"gpu-999\""));
 
         run(passing());
 

@@ -38,11 +38,16 @@ public final class YamlReader {
     }
 
     public static ConfigNode read(String fileName, String text) throws ConfigException {
+        return read(fileName, text, MAX_BYTES);
+    }
+
+    /** As {@link #read(String, String)}, for files that may be larger than a config (state files). */
+    public static ConfigNode read(String fileName, String text, int maxBytes) throws ConfigException {
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         options.setMaxAliasesForCollections(50);
         options.setNestingDepthLimit(50);
-        options.setCodePointLimit(MAX_BYTES);
+        options.setCodePointLimit(maxBytes);
         options.setAllowRecursiveKeys(false);
         Node root;
         try {

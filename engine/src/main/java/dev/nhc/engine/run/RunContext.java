@@ -3,6 +3,7 @@ package dev.nhc.engine.run;
 import dev.nhc.engine.probe.Params;
 import dev.nhc.engine.probe.ProbeContext;
 import dev.nhc.engine.state.StateSection;
+import dev.nhc.engine.state.StateStore;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -16,7 +17,8 @@ final class RunContext implements ProbeContext {
     private final String checkName;
     private final Params params;
     private final Path root;
-    private final StateSection state;
+    private final StateStore store;
+    private final String stateName;
     private final Instant deadline;
     private final String hostname;
     private final Map<String, Object> settings;
@@ -24,12 +26,13 @@ final class RunContext implements ProbeContext {
     private final Map<Class<?>, Object> services;
     private final Set<String> fieldsRead;
 
-    RunContext(String checkName, Params params, Path root, StateSection state, Instant deadline, String hostname,
+    RunContext(String checkName, Params params, Path root, StateStore store, String stateName, Instant deadline, String hostname,
                Map<String, Object> settings, Clock clock, Map<Class<?>, Object> services, Set<String> fieldsRead) {
         this.checkName = checkName;
         this.params = params;
         this.root = root;
-        this.state = state;
+        this.store = store;
+        this.stateName = stateName;
         this.deadline = deadline;
         this.hostname = hostname;
         this.settings = settings;
@@ -54,9 +57,15 @@ final class RunContext implements ProbeContext {
         return root.resolve(rel);
     }
 
+    /** Read on first use, in the probe's own thread: checks that keep state read their files in parallel. */
     @Override
     public StateSection state() {
-        return state;
+        return store.section(stateName);
+    }
+
+    /** Writes this check's state if the probe changed it (see {@link StateStore#flush(String)}). */
+    void saveState() {
+        store.flush(stateName);
     }
 
     @Override

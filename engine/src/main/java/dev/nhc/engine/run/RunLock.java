@@ -1,5 +1,7 @@
 package dev.nhc.engine.run;
 
+import dev.nhc.engine.process.CurrentProcess;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -47,7 +49,7 @@ public final class RunLock implements AutoCloseable {
         ch.truncate(0);
         // Epoch milliseconds rather than an ISO time: formatting one costs a cold JVM ~4 ms of
         // java.time set-up on every run, and the run that reads it shows an age instead.
-        ch.write(ByteBuffer.wrap(("pid " + pid() + " started " + System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8)), 0);
+        ch.write(ByteBuffer.wrap(("pid " + CurrentProcess.pid() + " started " + System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8)), 0);
         return Optional.of(new RunLock(ch, l));
     }
 
@@ -63,18 +65,6 @@ public final class RunLock implements AutoCloseable {
             }
         }
         return text.isEmpty() ? "another nhc run" : text;
-    }
-
-    /**
-     * This process's id from /proc/self, where Linux has it: ProcessHandle's class initialisation
-     * starts process-reaper machinery a one-shot run never needs (~5 ms).
-     */
-    private static long pid() {
-        try {
-            return Long.parseLong(Files.readSymbolicLink(Path.of("/proc/self")).toString());
-        } catch (IOException | RuntimeException e) {
-            return ProcessHandle.current().pid();
-        }
     }
 
     @Override

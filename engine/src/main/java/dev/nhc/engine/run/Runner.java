@@ -129,11 +129,11 @@ public final class Runner {
             Instant now = clock.instant();
             Instant checkDeadline = min(now.plus(check.timeoutOr(config.settings().checkTimeout())), deadline);
             RunContext ctx = new RunContext(check.name(), check.with(), config.settings().root(),
-                    req.state().section("check." + check.name()), checkDeadline, req.node(), settings, clock, services,
+                    req.state(), "check." + check.name(), checkDeadline, req.node(), settings, clock, services,
                     evaluator.fieldsRead(check, probe.spec()));
             startedAt.put(check.name(), now);
             dueBy.put(check.name(), checkDeadline);
-            futures.put(check.name(), pool.submit(() -> probe.probe(ctx)));
+            futures.put(check.name(), pool.submit(() -> probeAndSave(probe, ctx)));
         }
         for (CheckConfig check : checks) {
             Probe probe = registry.find(check.use()).orElseThrow();
@@ -174,6 +174,15 @@ public final class Runner {
             if (check.every() != null && r.status() != CheckStatus.SKIPPED && !carried.contains(check.name())) {
                 remember(check, r, schedule);
             }
+        }
+    }
+
+    /** The probe, then its state written from the same thread while other checks still run. */
+    private static ProbeResult probeAndSave(Probe probe, RunContext ctx) throws Exception {
+        try {
+            return probe.probe(ctx);
+        } finally {
+            ctx.saveState();
         }
     }
 

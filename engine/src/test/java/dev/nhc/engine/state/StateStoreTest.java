@@ -30,14 +30,134 @@ class StateStoreTest {
     }
 
     @Test
+    void everyKindOfValueKeepsItsTypeThroughAFile() throws Exception {
+        StateStore s = new StateStore(dir);
+        StateSection sec = s.section("kinds");
+        sec.put("long", 9_000_000_000L);
+        sec.put("double", 0.25);
+        sec.put("text", "hello: world");
+        sec.put("numeric text", "0042");
+        sec.put("yes text", "yes");
+        sec.put("flag", true);
+        sec.put("nothing", null);
+        sec.put("nested", Map.of("list", List.of(1L, "two", List.of(3.5))));
+        s.flush();
+        StateSection again = new StateStore(dir).section("kinds");
+        assertEquals(9_000_000_000L, again.get("long"));
+        assertEquals(0.25, again.get("double"));
+        assertEquals("hello: world", again.get("text"));
+        assertEquals("0042", again.get("numeric text"));
+        assertEquals("yes", again.get("yes text"));
+        assertEquals(true, again.get("flag"));
+        assertNull(again.get("nothing"));
+        assertEquals(Map.of("list", List.of(1L, "two", List.of(3.5))), again.get("nested"));
+        assertTrue(Files.readString(dir.resolve("kinds.json")).startsWith("{\n  \"long\" : 9000000000,\n"), "one key a line");
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("kinds.json"))));
+    }
+
+    @Test
+    void yamlFilesOfNhc010AreReadAndReplacedByJsonWhenTheyChange() throws Exception {
+        Files.writeString(dir.resolve("check.gpu-ecc.yaml"), "sbe.0: 42\nlatched:\n- {xid: 79, gpu: 3}\nseen: 2026-11-22T04:00:00Z\n");
+        StateStore store = new StateStore(dir);
+        StateSection s = store.section("check.gpu-ecc");
+        assertEquals(42L, s.getLong("sbe.0", -1));
+        assertEquals(List.of(Map.of("xid", 79L, "gpu", 3L)), s.get("latched"));
+        assertEquals("2026-11-22T04:00:00Z", s.get("seen"));
+        store.flush();
+        assertTrue(Files.exists(dir.resolve("check.gpu-ecc.yaml")), "unchanged: left as it is");
+        s.put("sbe.0", 43L);
+        store.flush();
+        assertTrue(Files.notExists(dir.resolve("check.gpu-ecc.yaml")), "replaced");
+        StateSection again = new StateStore(dir).section("check.gpu-ecc");
+        assertEquals(43L, again.getLong("sbe.0", -1));
+        assertEquals(List.of(Map.of("xid", 79L, "gpu", 3L)), again.get("latched"));
+    }
+
+    @Test
+    void aFileWithADuplicateKeyIsCorruptAndTheWarningSaysWhere() throws Exception {
+        Files.writeString(dir.resolve("check.x.json"), "{\n  \"a\" : 1,\n  \"a\" : 2\n}\n");
+        StateStore s = new StateStore(dir);
+        assertNull(s.section("check.x").get("a"));
+        assertTrue(s.warnings().get(0).contains("check.x.json was unreadable (3:"), s.warnings().get(0));
+        assertTrue(s.warnings().get(0).contains("Duplicate field 'a'"), s.warnings().get(0));
+        Files.writeString(dir.resolve("check.y.yaml"), "a: 1\na: 2\n");
+        s.section("check.y");
+        assertTrue(s.warnings().get(1).contains("check.y.yaml:2:1: duplicate key 'a'"), s.warnings().get(1));
+    }
+
+    @Test
+    void whatIsNotOneJsonObjectIsCorrupt() throws Exception {
+        Files.writeString(dir.resolve("a.json"), "[1, 2]\n");
+        Files.writeString(dir.resolve("b.json"), "{\"k\": 1} {\"k\": 2}\n");
+        Files.writeString(dir.resolve("c.json"), "{\"k\": 123456789012345678901234567890}\n");
+        Files.writeString(dir.resolve("d.json"), "{\"k\": [1, \n");
+        StateStore s = new StateStore(dir);
+        for (String n : List.of("a", "b", "c", "d")) {
+            assertTrue(s.section(n).snapshot().isEmpty(), n);
+        }
+        assertEquals(4, s.warnings().size(), s.warnings().toString());
+        assertTrue(s.warnings().get(0).contains("1:1: not a JSON object"), s.warnings().get(0));
+        assertTrue(s.warnings().get(1).contains("1:10: text after the object"), s.warnings().get(1));
+        assertTrue(s.warnings().get(2).contains("1:7: number too large"), s.warnings().get(2));
+        assertTrue(s.warnings().get(3).contains("d.json was unreadable (2:"), s.warnings().get(3));
+    }
+
+    @Test
+    void aSectionAskedForByManyThreadsAtOnceIsReadOnce() throws Exception {
+        Files.writeString(dir.resolve("check.x.json"), "{ broken\n");
+        StateStore s = new StateStore(dir);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            List<java.util.concurrent.Future<StateSection>> got = new java.util.ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                got.add(pool.submit(() -> {
+                    go.await();
+                    return s.section("check.x");
+                }));
+            }
+            go.countDown();
+            StateSection first = got.get(0).get();
+            for (java.util.concurrent.Future<StateSection> f : got) {
+                assertTrue(first == f.get(), "one section object for all");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(1, s.warnings().size(), "read, found corrupt and moved aside once: " + s.warnings());
+    }
+
+    @Test
+    void oneSectionCanBeWrittenAheadAndItsFailureIsReportedByTheNextFlush() throws Exception {
+        StateStore s = new StateStore(dir);
+        s.section("check.a").put("k", 1L);
+        s.section("check.b").put("k", 2L);
+        s.flush("check.a");
+        assertTrue(Files.exists(dir.resolve("check.a.json")));
+        assertTrue(Files.notExists(dir.resolve("check.b.json")), "only the section asked for");
+        s.flush("never-read");
+        s.flush();
+        assertEquals(2L, new StateStore(dir).section("check.b").getLong("k", -1));
+
+        Path blocker = dir.resolve("blocker");
+        Files.writeString(blocker, "a file where the state directory should be");
+        StateStore broken = new StateStore(blocker.resolve("state"));
+        broken.section("check.a").put("k", 1L);
+        broken.flush("check.a");
+        java.io.IOException e = assertThrows(java.io.IOException.class, broken::flush);
+        assertTrue(e.getMessage().contains("blocker"), e.getMessage());
+        assertThrows(java.io.IOException.class, broken::flush, "still unwritten: the next flush tries again");
+    }
+
+    @Test
     void aCorruptFileIsMovedAsideWithAWarning() throws Exception {
-        Files.writeString(dir.resolve("check.x.yaml"), "{ this is: [not closed\n");
+        Files.writeString(dir.resolve("check.x.json"), "{ \"this is\": [not closed\n");
         StateStore s = new StateStore(dir);
         assertNull(s.section("check.x").get("anything"));
         assertEquals(1, s.warnings().size());
         assertTrue(s.warnings().get(0).contains("moved aside"), s.warnings().get(0));
         try (var files = Files.list(dir)) {
-            assertTrue(files.anyMatch(p -> p.getFileName().toString().startsWith("check.x.yaml.corrupt-")));
+            assertTrue(files.anyMatch(p -> p.getFileName().toString().startsWith("check.x.json.corrupt-")));
         }
         s.section("check.x").put("fresh", true);
         s.flush();
@@ -46,7 +166,7 @@ class StateStoreTest {
 
     @Test
     void aFileThatIsNotAMapIsCorruptToo() throws Exception {
-        Files.writeString(dir.resolve("slurm.yaml"), "- a\n- list\n");
+        Files.writeString(dir.resolve("slurm.json"), "[\"a\", \"list\"]\n");
         StateStore s = new StateStore(dir);
         assertNull(s.section("slurm").get("a"));
         assertEquals(1, s.warnings().size());
@@ -57,13 +177,13 @@ class StateStoreTest {
         StateStore s = new StateStore(dir);
         s.section("a").put("k", "v");
         s.flush();
-        long modified = Files.getLastModifiedTime(dir.resolve("a.yaml")).toMillis();
-        Files.setLastModifiedTime(dir.resolve("a.yaml"), java.nio.file.attribute.FileTime.fromMillis(modified - 10_000));
+        long modified = Files.getLastModifiedTime(dir.resolve("a.json")).toMillis();
+        Files.setLastModifiedTime(dir.resolve("a.json"), java.nio.file.attribute.FileTime.fromMillis(modified - 10_000));
         s.section("a").put("k", "v");
         s.flush();
-        assertEquals(modified - 10_000, Files.getLastModifiedTime(dir.resolve("a.yaml")).toMillis(), "an unchanged section is not written");
+        assertEquals(modified - 10_000, Files.getLastModifiedTime(dir.resolve("a.json")).toMillis(), "an unchanged section is not written");
         try (var files = Files.list(dir)) {
-            assertEquals(List.of("a.yaml"), files.map(p -> p.getFileName().toString()).toList());
+            assertEquals(List.of("a.json"), files.map(p -> p.getFileName().toString()).toList());
         }
     }
 

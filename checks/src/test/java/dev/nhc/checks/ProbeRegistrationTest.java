@@ -45,6 +45,16 @@ class ProbeRegistrationTest {
     }
 
     @Test
+    void everyCatalogEntryCreatesAProbeOfThatName() {
+        ProbeRegistry r = ProbeRegistry.load();
+        assertEquals(22, r.names().size(), r.names().toString());
+        for (String name : r.names()) {
+            assertEquals(name, r.find(name).orElseThrow(() -> new AssertionError(name + " cannot be created")).spec().name());
+        }
+        assertEquals(r.names(), r.all().keySet());
+    }
+
+    @Test
     void aConfigUsingThemLoads() throws ConfigException {
         String yaml = """
                 nhc: 1

@@ -41,12 +41,12 @@ final class ListCommand implements Callable<Integer> {
         PrintStream out = System.out;
         for (String n : names) {
             if (registry.find(n).isEmpty()) {
-                System.err.println("nhc: no probe named '" + n + "'" + dev.nhc.engine.config.Suggest.didYouMean(n, registry.all().keySet()));
+                System.err.println("nhc: no probe named '" + n + "'" + dev.nhc.engine.config.Suggest.didYouMean(n, registry.names()));
                 return ExitCodes.INVALID;
             }
         }
         if (namesOnly) {
-            registry.all().keySet().forEach(out::println);
+            registry.names().forEach(out::println);
             return ExitCodes.OK;
         }
         for (Probe p : registry.all().values()) {

@@ -235,8 +235,10 @@ public final class ConfigLoader {
             problems.add(c.location(), label + " needs 'use:' (the probe, e.g. disk.usage; 'nhc list' shows them all)");
         } else {
             probe = registry.find(use).orElse(null);
-            if (probe == null) {
-                problems.add(c.get("use").location(), label + ": unknown probe '" + use + "'" + Suggest.didYouMean(use, registry.all().keySet())
+            if (probe == null && registry.names().contains(use)) {
+                problems.add(c.get("use").location(), label + ": probe '" + use + "' is installed but could not be loaded (nhc's log says why)");
+            } else if (probe == null) {
+                problems.add(c.get("use").location(), label + ": unknown probe '" + use + "'" + Suggest.didYouMean(use, registry.names())
                         + " ('nhc list' shows every probe)");
             }
         }

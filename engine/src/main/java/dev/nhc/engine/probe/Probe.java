@@ -4,10 +4,11 @@ package dev.nhc.engine.probe;
  * A check type, such as {@code disk.usage} or {@code gpu.ecc}: reads the system once and returns
  * observations per entity (and, where the domain decides by itself, findings).
  *
- * <p>Implementations are found by {@link java.util.ServiceLoader} under
- * {@code META-INF/services/dev.nhc.engine.probe.Probe}, so a site can drop in a jar. The
- * constructor must be cheap and load nothing heavy (no native library, no script engine): every
- * probe is instantiated to learn its name, even those a config does not use.
+ * <p>Probes are registered by name in a {@link ProbeCatalog} (created when a config uses them) or
+ * listed themselves under {@code META-INF/services/dev.nhc.engine.probe.Probe} (created on every
+ * run to learn their names), both found by {@link java.util.ServiceLoader}, so a site can drop in
+ * a jar. The constructor must be cheap and load nothing heavy (no native library, no script
+ * engine): {@code nhc list} creates every probe.
  */
 public interface Probe {
 

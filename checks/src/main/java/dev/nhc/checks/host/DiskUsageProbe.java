@@ -43,7 +43,7 @@ public final class DiskUsageProbe implements Probe {
             .field("free_bytes", Unit.BYTES, "space available to unprivileged users (df's Avail)")
             .field("used_bytes", Unit.BYTES, "space in use (size minus all free blocks)")
             .field("size_bytes", Unit.BYTES, "size of the filesystem")
-.field("inodes_used_percent", Unit.PERCENT, "inodes used, as df -i's IUse% (absent where the filesystem has no fixed inode count, "
+            .field("inodes_used_percent", Unit.PERCENT, "inodes used, as df -i's IUse% (absent where the filesystem has no fixed inode count, "
                     + "e.g. btrfs; read only when the check's rules or messages use an inode field)")
             .field("inodes_free", Unit.COUNT, "free inodes (absent where the filesystem has no fixed inode count; read only when the check's "
                     + "rules or messages use an inode field)")

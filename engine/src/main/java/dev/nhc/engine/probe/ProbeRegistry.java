@@ -21,7 +21,7 @@ import java.util.TreeMap;
  * with four host checks does not pay for constructing the other twenty probes.
  */
 public final class ProbeRegistry {
-    /** A probe by name: its class until first use, then the one instance (or why there is none). */
+    /** A probe by name: its class until first use, then the one instance (or broken: it could not be created). */
     private static final class Entry {
         final Class<? extends Probe> type;
         Probe probe;

@@ -23,12 +23,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The state kept between runs in {@code state_dir}: one JSON file per section. Writes are atomic
- * (temp file, fsync, rename, fsync of the directory) so a run killed by slurmd never leaves a
- * half-written file; a file that cannot be read is moved aside with a warning and the section starts empty.
- *
- * <p>A section is a JSON file ({@link StateFile}); sections that nhc 0.1.0 wrote as YAML are still
- * read, and replaced by JSON the first time they change.
+ * The state kept between runs in {@code state_dir}: one JSON file per section ({@link StateFile}).
+ * Writes are atomic (temp file, fsync, rename, fsync of the directory) so a run killed by slurmd
+ * never leaves a half-written file; a file that cannot be read is moved aside with a warning and
+ * the section starts empty. Sections that nhc 0.1.0 wrote as YAML are still read, and replaced by
+ * JSON the first time they change.
  */
 public final class StateStore {
     /** Looked up when something is logged, not at class load: initialising logging costs a one-shot run ~50-100 ms it rarely needs. */
@@ -218,7 +217,6 @@ public final class StateStore {
             // Some filesystems cannot open a directory for fsync; the rename itself is still atomic.
         }
     }
-
 
     private static String oneLine(Exception e) {
         String m = e.getMessage();

@@ -24,12 +24,24 @@ public record ProbeSpec(String name, String description, String entities, List<P
         this(name, description, entities, params, fields, defaultRules, timeoutFails, false);
     }
 
+    // Loops, not streams: config validation looks fields up for every condition and placeholder of
+    // every default rule, and a stream pipeline is costly code while the JVM still interprets.
     public Optional<FieldSpec> field(String fieldName) {
-        return fields.stream().filter(f -> f.name().equals(fieldName)).findFirst();
+        for (FieldSpec f : fields) {
+            if (f.name().equals(fieldName)) {
+                return Optional.of(f);
+            }
+        }
+        return Optional.empty();
     }
 
     public Optional<ParamSpec> param(String paramName) {
-        return params.stream().filter(p -> p.name().equals(paramName)).findFirst();
+        for (ParamSpec p : params) {
+            if (p.name().equals(paramName)) {
+                return Optional.of(p);
+            }
+        }
+        return Optional.empty();
     }
 
     public static Builder builder(String name, String description) {

@@ -1,6 +1,7 @@
 package dev.nhc.checks.dcgm;
 
 import dev.nhc.engine.probe.ProbeContext;
+import dev.nhc.engine.process.CurrentProcess;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -79,7 +80,7 @@ final class GpuActivity {
 
     static String gpuProcess(ProbeContext ctx, Set<String> ignoredNames) throws IOException {
         Path proc = ctx.sys("/proc");
-        long self = ProcessHandle.current().pid();
+        long self = CurrentProcess.pid();
         List<Path> pids = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(proc, "[0-9]*")) {
             ds.forEach(pids::add);

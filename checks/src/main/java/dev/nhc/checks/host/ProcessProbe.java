@@ -10,6 +10,7 @@ import dev.nhc.engine.probe.Probe;
 import dev.nhc.engine.probe.ProbeContext;
 import dev.nhc.engine.probe.ProbeResult;
 import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.engine.process.CurrentProcess;
 import dev.nhc.engine.units.Unit;
 
 import java.io.IOException;
@@ -86,7 +87,7 @@ public final class ProcessProbe implements Probe {
     static List<Long> scan(ProbeContext ctx, String name, Long uid) throws IOException {
         Path proc = ctx.sys("/proc");
         boolean realProc = proc.equals(Path.of("/proc"));
-        long self = ProcessHandle.current().pid();
+        long self = CurrentProcess.pid();
         List<Long> found = new ArrayList<>();
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(proc, e -> isPid(e.getFileName().toString()))) {
             for (Path dir : dirs) {

@@ -22,7 +22,7 @@ import dev.nhc.checks.host.LoadProbe;
 import dev.nhc.checks.host.MemoryProbe;
 import dev.nhc.checks.host.ProcessProbe;
 import dev.nhc.checks.host.SystemdUnitProbe;
-import dev.nhc.engine.probe.ProbeCatalog;
+import dev.nhc.probe.ProbeCatalog;
 
 /** The probes of this module by name; each is created only when a config uses it. */
 public final class BuiltInProbes implements ProbeCatalog {

@@ -6,10 +6,10 @@ import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.config.Problems;
 import dev.nhc.engine.eval.Evaluator;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.probe.ProbeRegistry;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.model.Finding;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
 import dev.nhc.engine.state.StateSection;
 import org.junit.jupiter.api.Test;
 

@@ -54,7 +54,7 @@ final class ClearCommand implements Callable<Integer> {
             }
             try (RunLock held = lock.get()) {
                 StateStore state = new StateStore(dir);
-                dev.nhc.engine.probe.ProbeRegistry registry = dev.nhc.engine.probe.ProbeRegistry.load();
+                dev.nhc.engine.plan.ProbeRegistry registry = dev.nhc.engine.plan.ProbeRegistry.load();
                 for (String name : checks) {
                     dev.nhc.engine.state.StateSection section = state.section("check." + name);
                     String use = cfg.check(name).get().use();

@@ -3,13 +3,13 @@ package dev.nhc.cli;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.config.ConfigSection;
 import dev.nhc.engine.config.Settings;
-import dev.nhc.engine.probe.DefaultRule;
-import dev.nhc.engine.probe.FieldSpec;
-import dev.nhc.engine.probe.ParamSpec;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeRegistry;
-import dev.nhc.engine.probe.ProbeSpec;
-import dev.nhc.engine.units.Unit;
+import dev.nhc.probe.DefaultRule;
+import dev.nhc.probe.FieldSpec;
+import dev.nhc.probe.ParamSpec;
+import dev.nhc.probe.Probe;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.units.Unit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -87,7 +87,7 @@ final class ListCommand implements Callable<Integer> {
             out.println("  default rules:");
             for (DefaultRule r : s.defaultRules()) {
                 out.printf(Locale.ROOT, "    %-5s %s%s%s%n", r.severity().label(), r.condition(),
-                        r.remedy() != dev.nhc.engine.model.Remedy.NONE ? "  remedy " + r.remedy().label() : "",
+                        r.remedy() != dev.nhc.model.Remedy.NONE ? "  remedy " + r.remedy().label() : "",
                         r.slurmState() != null ? "  slurm_state " + r.slurmState().label() : "");
             }
         }

@@ -2,7 +2,7 @@ package dev.nhc.cli;
 
 import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.Settings;
-import dev.nhc.engine.probe.Params;
+import dev.nhc.probe.Params;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;

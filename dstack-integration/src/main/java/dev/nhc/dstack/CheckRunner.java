@@ -2,7 +2,7 @@ package dev.nhc.dstack;
 
 import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.config.Config;
-import dev.nhc.engine.model.CheckResult;
+import dev.nhc.model.CheckResult;
 import dev.nhc.engine.state.StateStore;
 
 /**

@@ -1,6 +1,6 @@
 package dev.nhc.dstack;
 
-import dev.nhc.engine.model.Verdict;
+import dev.nhc.model.Verdict;
 
 import java.time.Instant;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.nhc.dstack;
 
-import dev.nhc.engine.model.Severity;
+import dev.nhc.model.Severity;
 
 import java.util.Locale;
 

@@ -1,8 +1,8 @@
 package dev.nhc.dstack;
 
 import dev.nhc.engine.config.ConfigSection;
-import dev.nhc.engine.probe.ParamSpec;
-import dev.nhc.engine.probe.ParamType;
+import dev.nhc.probe.ParamSpec;
+import dev.nhc.probe.ParamType;
 
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package dev.nhc.dstack;
 
 import dev.nhc.engine.config.Config;
-import dev.nhc.engine.probe.Params;
+import dev.nhc.probe.Params;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -2,8 +2,8 @@ package dev.nhc.dstack;
 
 import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.config.Config;
-import dev.nhc.engine.model.CheckResult;
-import dev.nhc.engine.model.Verdict;
+import dev.nhc.model.CheckResult;
+import dev.nhc.model.Verdict;
 import dev.nhc.engine.run.RunRequest;
 import dev.nhc.engine.run.Runner;
 import dev.nhc.engine.state.StateStore;

@@ -1,10 +1,10 @@
 package dev.nhc.dstack;
 
-import dev.nhc.engine.model.CheckResult;
-import dev.nhc.engine.model.CheckStatus;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.model.Verdict;
+import dev.nhc.model.CheckResult;
+import dev.nhc.model.CheckStatus;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Severity;
+import dev.nhc.model.Verdict;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;

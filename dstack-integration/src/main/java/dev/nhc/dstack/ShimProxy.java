@@ -5,7 +5,7 @@ import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.nhc.engine.config.OnUnknown;
-import dev.nhc.engine.model.Verdict;
+import dev.nhc.model.Verdict;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

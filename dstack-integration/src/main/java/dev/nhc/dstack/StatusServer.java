@@ -3,7 +3,7 @@ package dev.nhc.dstack;
 import com.fasterxml.jackson.jr.ob.JSON;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.nhc.engine.model.Verdict;
+import dev.nhc.model.Verdict;
 import dev.nhc.engine.report.JsonReport;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 

@@ -1,9 +1,9 @@
 package dev.nhc.dstack;
 
 import dev.nhc.engine.config.OnUnknown;
-import dev.nhc.engine.model.CheckResult;
-import dev.nhc.engine.model.CheckStatus;
-import dev.nhc.engine.model.Severity;
+import dev.nhc.model.CheckResult;
+import dev.nhc.model.CheckStatus;
+import dev.nhc.model.Severity;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -2,9 +2,9 @@ package dev.nhc.dstack;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nhc.engine.config.OnUnknown;
-import dev.nhc.engine.model.CheckStatus;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.model.Verdict;
+import dev.nhc.model.CheckStatus;
+import dev.nhc.model.Severity;
+import dev.nhc.model.Verdict;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -5,12 +5,12 @@ import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.config.Problems;
 import dev.nhc.engine.eval.Evaluator;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.probe.ProbeRegistry;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.model.Finding;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
 import dev.nhc.engine.state.StateSection;
 
 import java.util.List;

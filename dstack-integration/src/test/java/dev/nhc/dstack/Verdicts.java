@@ -1,11 +1,11 @@
 package dev.nhc.dstack;
 
-import dev.nhc.engine.model.CheckResult;
-import dev.nhc.engine.model.CheckStatus;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.model.Verdict;
+import dev.nhc.model.CheckResult;
+import dev.nhc.model.CheckStatus;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.model.Verdict;
 
 import java.time.Instant;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.nhc.rules;
 
-import dev.nhc.engine.model.Observation;
+import dev.nhc.model.Observation;
 
 import java.util.List;
 

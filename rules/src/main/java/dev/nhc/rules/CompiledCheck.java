@@ -1,13 +1,13 @@
 package dev.nhc.rules;
 
 import dev.nhc.engine.config.CheckConfig;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.model.SlurmState;
-import dev.nhc.engine.probe.FieldSpec;
-import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.model.SlurmState;
+import dev.nhc.probe.FieldSpec;
+import dev.nhc.probe.ProbeSpec;
 
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,7 +1,7 @@
 package dev.nhc.rules;
 
-import dev.nhc.engine.probe.FieldSpec;
-import dev.nhc.engine.units.Unit;
+import dev.nhc.probe.FieldSpec;
+import dev.nhc.units.Unit;
 
 import java.util.regex.Pattern;
 

@@ -2,10 +2,10 @@ package dev.nhc.rules;
 
 import dev.nhc.engine.config.ConfigNode;
 import dev.nhc.engine.config.Problems;
-import dev.nhc.engine.probe.FieldSpec;
-import dev.nhc.engine.units.Dimension;
-import dev.nhc.engine.units.Quantity;
-import dev.nhc.engine.units.Unit;
+import dev.nhc.probe.FieldSpec;
+import dev.nhc.units.Dimension;
+import dev.nhc.units.Quantity;
+import dev.nhc.units.Unit;
 
 import java.math.BigDecimal;
 import java.math.MathContext;

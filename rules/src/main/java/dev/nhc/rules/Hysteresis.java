@@ -1,8 +1,8 @@
 package dev.nhc.rules;
 
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
 import dev.nhc.engine.state.StateSection;
 
 import java.util.ArrayList;

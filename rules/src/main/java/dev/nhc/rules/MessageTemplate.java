@@ -3,9 +3,9 @@ package dev.nhc.rules;
 import dev.nhc.engine.config.Location;
 import dev.nhc.engine.config.Problems;
 import dev.nhc.engine.config.Suggest;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.probe.FieldSpec;
-import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.model.Observation;
+import dev.nhc.probe.FieldSpec;
+import dev.nhc.probe.ProbeSpec;
 
 import java.util.ArrayList;
 import java.util.List;

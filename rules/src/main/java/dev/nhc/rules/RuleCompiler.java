@@ -5,10 +5,10 @@ import dev.nhc.engine.config.ConfigNode;
 import dev.nhc.engine.config.Location;
 import dev.nhc.engine.config.Problems;
 import dev.nhc.engine.config.Suggest;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.DefaultRule;
-import dev.nhc.engine.probe.FieldSpec;
-import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
+import dev.nhc.probe.FieldSpec;
+import dev.nhc.probe.ProbeSpec;
 
 import java.util.ArrayList;
 import java.util.List;

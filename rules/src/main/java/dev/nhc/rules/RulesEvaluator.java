@@ -3,12 +3,12 @@ package dev.nhc.rules;
 import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.config.Problems;
 import dev.nhc.engine.eval.Evaluator;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
 import dev.nhc.engine.state.StateSection;
 
 import java.util.ArrayList;

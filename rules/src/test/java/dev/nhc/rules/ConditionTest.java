@@ -1,8 +1,8 @@
 package dev.nhc.rules;
 
 import dev.nhc.engine.config.CheckConfig;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Severity;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Severity;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

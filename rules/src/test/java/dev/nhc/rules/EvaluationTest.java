@@ -5,12 +5,12 @@ import dev.nhc.engine.config.ConfigNode;
 import dev.nhc.engine.config.HostSelector;
 import dev.nhc.engine.config.Location;
 import dev.nhc.engine.eval.Evaluator;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.model.SlurmState;
-import dev.nhc.engine.probe.Params;
-import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.model.SlurmState;
+import dev.nhc.probe.Params;
+import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.state.StateSection;
 import org.junit.jupiter.api.Test;
 

@@ -4,10 +4,10 @@ import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.config.ConfigLoader;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.probe.ProbeRegistry;
-import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.state.StateSection;
 
 import java.util.List;

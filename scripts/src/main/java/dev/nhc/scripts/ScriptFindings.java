@@ -1,8 +1,8 @@
 package dev.nhc.scripts;
 
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.nhc.scripts;
 
-import dev.nhc.engine.probe.ProbeCatalog;
+import dev.nhc.probe.ProbeCatalog;
 
 /** The probes of this module by name; each is created only when a config uses it. */
 public final class ScriptProbes implements ProbeCatalog {

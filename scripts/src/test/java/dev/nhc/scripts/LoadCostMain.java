@@ -1,9 +1,9 @@
 package dev.nhc.scripts;
 
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.probe.PriorObservations;
-import dev.nhc.engine.probe.ProbeRegistry;
-import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.model.Observation;
+import dev.nhc.probe.PriorObservations;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.testing.TestProbeContext;
 
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package dev.nhc.scripts;
 
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeRegistry;
+import dev.nhc.probe.Probe;
+import dev.nhc.engine.plan.ProbeRegistry;
 
 /**
  * Run in a JVM whose class path lacks the GraalVM jars: lists every probe and its spec, the way

@@ -1,10 +1,10 @@
 package dev.nhc.scripts;
 
 import dev.nhc.engine.config.Ownership;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.testing.TestProbeContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -2,10 +2,10 @@ package dev.nhc.scripts;
 
 import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigLoader;
-import dev.nhc.engine.model.CheckResult;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.model.Verdict;
+import dev.nhc.model.CheckResult;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Severity;
+import dev.nhc.model.Verdict;
 import dev.nhc.engine.run.RunRequest;
 import dev.nhc.engine.run.Runner;
 import dev.nhc.engine.state.StateStore;

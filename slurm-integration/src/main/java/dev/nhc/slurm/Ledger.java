@@ -1,6 +1,6 @@
 package dev.nhc.slurm;
 
-import dev.nhc.engine.model.SlurmState;
+import dev.nhc.model.SlurmState;
 import dev.nhc.engine.state.StateSection;
 
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package dev.nhc.slurm;
 
-import dev.nhc.engine.model.Finding;
+import dev.nhc.model.Finding;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

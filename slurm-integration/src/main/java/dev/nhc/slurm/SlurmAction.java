@@ -2,10 +2,10 @@ package dev.nhc.slurm;
 
 import dev.nhc.engine.action.VerdictAction;
 import dev.nhc.engine.config.Config;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.model.SlurmState;
-import dev.nhc.engine.model.Verdict;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Severity;
+import dev.nhc.model.SlurmState;
+import dev.nhc.model.Verdict;
 import dev.nhc.engine.state.StateStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package dev.nhc.slurm;
 
-import dev.nhc.engine.model.SlurmState;
+import dev.nhc.model.SlurmState;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -3,9 +3,9 @@ package dev.nhc.slurm;
 import dev.nhc.engine.config.ConfigNode;
 import dev.nhc.engine.config.ConfigSection;
 import dev.nhc.engine.config.Problems;
-import dev.nhc.engine.probe.ParamSpec;
-import dev.nhc.engine.probe.ParamType;
-import dev.nhc.engine.probe.Params;
+import dev.nhc.probe.ParamSpec;
+import dev.nhc.probe.ParamType;
+import dev.nhc.probe.Params;
 
 import java.time.Duration;
 import java.util.List;

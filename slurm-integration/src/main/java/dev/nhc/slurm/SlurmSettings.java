@@ -1,7 +1,7 @@
 package dev.nhc.slurm;
 
-import dev.nhc.engine.model.SlurmState;
-import dev.nhc.engine.probe.Params;
+import dev.nhc.model.SlurmState;
+import dev.nhc.probe.Params;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

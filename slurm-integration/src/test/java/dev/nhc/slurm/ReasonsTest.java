@@ -1,7 +1,7 @@
 package dev.nhc.slurm;
 
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Severity;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Severity;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

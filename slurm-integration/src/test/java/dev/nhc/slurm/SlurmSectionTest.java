@@ -7,11 +7,11 @@ import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.config.ConfigSection;
 import dev.nhc.engine.config.Problems;
 import dev.nhc.engine.eval.Evaluator;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.SlurmState;
-import dev.nhc.engine.probe.ProbeRegistry;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.model.Finding;
+import dev.nhc.model.SlurmState;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
 import dev.nhc.engine.state.StateSection;
 import org.junit.jupiter.api.Test;
 
@@ -100,10 +100,10 @@ class SlurmSectionTest {
 
     @Test
     void outOfRangeValuesAreRefusedNamingTheKey() {
-        assertThrows(IllegalArgumentException.class, () -> SlurmSettings.from(new dev.nhc.engine.probe.Params(
+        assertThrows(IllegalArgumentException.class, () -> SlurmSettings.from(new dev.nhc.probe.Params(
                 Map.of("max_drained_fraction", 1.5)), Map.of()));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SlurmSettings.from(
-                new dev.nhc.engine.probe.Params(Map.of("resume_after", 0L)), Map.of()));
+                new dev.nhc.probe.Params(Map.of("resume_after", 0L)), Map.of()));
         assertTrue(e.getMessage().contains("resume_after"));
     }
 

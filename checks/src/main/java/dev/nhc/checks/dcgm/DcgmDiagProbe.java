@@ -2,18 +2,18 @@ package dev.nhc.checks.dcgm;
 
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
 import dev.nhc.engine.process.ProcessRunner;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.ParamSpec;
-import dev.nhc.engine.probe.ParamType;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
-import dev.nhc.engine.state.StateSection;
-import dev.nhc.engine.units.Unit;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.ParamSpec;
+import dev.nhc.probe.ParamType;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.ProbeState;
+import dev.nhc.units.Unit;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -69,7 +69,7 @@ public final class DcgmDiagProbe implements Probe {
             }
             return judge(capture.get(), "dcgmi diag capture " + replay.get().diagSource(), level, null, ctx.clock().instant());
         }
-        StateSection state = ctx.state();
+        ProbeState state = ctx.state();
         Instant now = ctx.clock().instant();
         if (!Boolean.FALSE.equals(ctx.params().bool("skip_when_busy"))) {
             Set<String> ignored = new LinkedHashSet<>(ctx.params().strings("ignore_processes"));
@@ -103,7 +103,7 @@ public final class DcgmDiagProbe implements Probe {
     }
 
     /** Turns a diag report into findings; with a state section, remembers them until the next diag. */
-    private static ProbeResult judge(String text, String what, long level, StateSection state, Instant now) {
+    private static ProbeResult judge(String text, String what, long level, ProbeState state, Instant now) {
         DcgmDiagReport report;
         try {
             report = DcgmDiagReport.parse(text, what);
@@ -142,7 +142,7 @@ public final class DcgmDiagProbe implements Probe {
      * The last diag's findings, marked with when they were found; when there are none the check
      * is skipped for {@code skipReason}.
      */
-    private static ProbeResult stored(StateSection state, Instant now, String skipReason) {
+    private static ProbeResult stored(ProbeState state, Instant now, String skipReason) {
         long lastRun = state.getLong(LAST_RUN, -1);
         if (lastRun < 0) {
             return ProbeResult.skipped(skipReason);

@@ -1,7 +1,7 @@
 package dev.nhc.checks.dcgm;
 
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
-import dev.nhc.engine.model.Severity;
+import dev.nhc.model.Severity;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

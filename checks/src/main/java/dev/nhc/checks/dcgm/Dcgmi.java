@@ -1,7 +1,7 @@
 package dev.nhc.checks.dcgm;
 
 import dev.nhc.engine.process.ProcessRunner;
-import dev.nhc.engine.probe.ProbeContext;
+import dev.nhc.probe.ProbeContext;
 
 import java.io.IOException;
 import java.nio.file.Files;

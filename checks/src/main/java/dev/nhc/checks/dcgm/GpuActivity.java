@@ -1,6 +1,6 @@
 package dev.nhc.checks.dcgm;
 
-import dev.nhc.engine.probe.ProbeContext;
+import dev.nhc.probe.ProbeContext;
 import dev.nhc.engine.process.CurrentProcess;
 
 import java.io.IOException;

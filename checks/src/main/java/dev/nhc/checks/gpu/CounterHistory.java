@@ -1,6 +1,6 @@
 package dev.nhc.checks.gpu;
 
-import dev.nhc.engine.state.StateSection;
+import dev.nhc.probe.ProbeState;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -14,10 +14,10 @@ import java.util.Map;
  * change is reported for that run.
  */
 public final class CounterHistory {
-    private final StateSection state;
+    private final ProbeState state;
     private final Instant now;
 
-    public CounterHistory(StateSection state, Instant now) {
+    public CounterHistory(ProbeState state, Instant now) {
         this.state = state;
         this.now = now;
     }

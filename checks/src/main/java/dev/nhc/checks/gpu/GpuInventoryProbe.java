@@ -1,17 +1,17 @@
 package dev.nhc.checks.gpu;
 
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.DefaultRule;
-import dev.nhc.engine.probe.ParamSpec;
-import dev.nhc.engine.probe.ParamType;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
-import dev.nhc.engine.units.Unit;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
+import dev.nhc.probe.ParamSpec;
+import dev.nhc.probe.ParamType;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.units.Unit;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -2,14 +2,14 @@ package dev.nhc.checks.gpu;
 
 import dev.nhc.checks.gpu.GpuDevice.RemappedRows;
 import dev.nhc.checks.gpu.GpuDevice.RetirementCause;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.SlurmState;
-import dev.nhc.engine.probe.DefaultRule;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
-import dev.nhc.engine.units.Unit;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.SlurmState;
+import dev.nhc.probe.DefaultRule;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.units.Unit;
 
 import java.util.Map;
 

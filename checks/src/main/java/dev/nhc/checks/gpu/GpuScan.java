@@ -1,12 +1,12 @@
 package dev.nhc.checks.gpu;
 
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.model.SlurmState;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.model.SlurmState;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeResult;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

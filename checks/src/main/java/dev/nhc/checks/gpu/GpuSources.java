@@ -1,7 +1,7 @@
 package dev.nhc.checks.gpu;
 
 import dev.nhc.checks.gpu.nvml.NvmlSessions;
-import dev.nhc.engine.probe.ProbeContext;
+import dev.nhc.probe.ProbeContext;
 
 /** Picks what a GPU probe reads: the replayed capture the command line put into the context, else live NVML. */
 public final class GpuSources {

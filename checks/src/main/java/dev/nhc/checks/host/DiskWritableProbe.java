@@ -1,16 +1,16 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.ParamSpec;
-import dev.nhc.engine.probe.ParamType;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.ParamSpec;
+import dev.nhc.probe.ParamType;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
 import dev.nhc.engine.run.Runner;
-import dev.nhc.engine.units.Unit;
+import dev.nhc.units.Unit;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -4,19 +4,19 @@ import dev.nhc.checks.kernel.KernelLogLine;
 import dev.nhc.checks.kernel.KernelLogReader;
 import dev.nhc.checks.kernel.KernelLogSpec;
 import dev.nhc.checks.kernel.ReadStats;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.ParamSpec;
-import dev.nhc.engine.probe.ParamType;
-import dev.nhc.engine.probe.Params;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
-import dev.nhc.engine.state.StateSection;
-import dev.nhc.engine.units.Unit;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.ParamSpec;
+import dev.nhc.probe.ParamType;
+import dev.nhc.probe.Params;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.ProbeState;
+import dev.nhc.units.Unit;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -73,7 +73,7 @@ public final class KernelLogProbe implements Probe {
     }
 
     @Override
-    public void clear(StateSection state) {
+    public void clear(ProbeState state) {
         KernelLogSpec.clearKeepingCursor(state);
     }
 
@@ -88,7 +88,7 @@ public final class KernelLogProbe implements Probe {
                     "check " + ctx.checkName() + ": " + e.getMessage())).build();
         }
         boolean latch = !Boolean.FALSE.equals(p.bool("latch"));
-        StateSection state = ctx.state();
+        ProbeState state = ctx.state();
         String boot = KernelLogReader.bootId(ctx);
         String storedBoot = state.getString(BOOT_ID);
         Map<String, Map<String, Object>> latched = loadLatches(state);
@@ -206,7 +206,7 @@ public final class KernelLogProbe implements Probe {
         return out;
     }
 
-    private static Map<String, Map<String, Object>> loadLatches(StateSection state) {
+    private static Map<String, Map<String, Object>> loadLatches(ProbeState state) {
         Map<String, Map<String, Object>> out = new LinkedHashMap<>();
         if (state.get(LATCHED) instanceof Map<?, ?> m) {
             m.forEach((k, v) -> {

@@ -1,12 +1,12 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.probe.DefaultRule;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
-import dev.nhc.engine.units.Unit;
+import dev.nhc.model.Observation;
+import dev.nhc.probe.DefaultRule;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.units.Unit;
 
 import java.io.IOException;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.engine.probe.ProbeContext;
+import dev.nhc.probe.ProbeContext;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

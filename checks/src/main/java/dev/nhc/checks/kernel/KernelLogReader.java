@@ -1,8 +1,8 @@
 package dev.nhc.checks.kernel;
 
 import dev.nhc.engine.process.ProcessRunner;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.state.StateSection;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeState;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -56,7 +56,7 @@ public final class KernelLogReader {
 
     private final ProbeContext ctx;
     private final String source;
-    private final StateSection state;
+    private final ProbeState state;
     private long maxLines = DEFAULT_MAX_LINES;
     private boolean sinceBoot = true;
     private String journalctl = "journalctl";

@@ -1,11 +1,11 @@
 package dev.nhc.checks.kernel;
 
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.probe.ParamSpec;
-import dev.nhc.engine.probe.ParamType;
-import dev.nhc.engine.probe.ProbeSpec;
-import dev.nhc.engine.state.StateSection;
-import dev.nhc.engine.units.Unit;
+import dev.nhc.model.Observation;
+import dev.nhc.probe.ParamSpec;
+import dev.nhc.probe.ParamType;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.ProbeState;
+import dev.nhc.units.Unit;
 
 /** What every probe over new kernel log lines (kernel.log, gpu.xid) shares: reader keys, reader fields, and clearing. */
 public final class KernelLogSpec {
@@ -45,7 +45,7 @@ public final class KernelLogSpec {
      * {@code nhc clear}: forget latched events and counters but keep the log cursor, so that the
      * lines already judged (the repaired fault's) are not read and latched again.
      */
-    public static void clearKeepingCursor(StateSection state) {
+    public static void clearKeepingCursor(ProbeState state) {
         for (String key : state.snapshot().keySet()) {
             if (!key.startsWith("log.")) {
                 state.remove(key);

@@ -1,9 +1,9 @@
 package dev.nhc.checks.dcgm;
 
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.state.StateSection;
 import dev.nhc.engine.testing.TestProbeContext;
 import org.junit.jupiter.api.Tag;

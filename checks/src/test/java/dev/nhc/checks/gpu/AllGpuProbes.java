@@ -1,10 +1,10 @@
 package dev.nhc.checks.gpu;
 
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeResult;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -2,11 +2,11 @@ package dev.nhc.checks.gpu;
 
 import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.config.ConfigLoader;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.ProbeRegistry;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Severity;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
 import dev.nhc.engine.state.StateSection;
 import dev.nhc.rules.RulesEvaluator;
 

@@ -1,13 +1,13 @@
 package dev.nhc.checks.gpu;
 
 import dev.nhc.checks.gpu.nvml.NvmlSessions;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.model.SlurmState;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.model.SlurmState;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.testing.TestProbeContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;

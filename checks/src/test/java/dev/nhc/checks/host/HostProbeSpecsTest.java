@@ -1,11 +1,11 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.engine.probe.DefaultRule;
-import dev.nhc.engine.probe.FieldSpec;
-import dev.nhc.engine.probe.ParamSpec;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeRegistry;
-import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.probe.DefaultRule;
+import dev.nhc.probe.FieldSpec;
+import dev.nhc.probe.ParamSpec;
+import dev.nhc.probe.Probe;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.probe.ProbeSpec;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

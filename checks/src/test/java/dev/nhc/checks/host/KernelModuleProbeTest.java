@@ -1,8 +1,8 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.testing.TestProbeContext;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

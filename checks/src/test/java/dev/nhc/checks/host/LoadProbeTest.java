@@ -1,6 +1,6 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.engine.model.Observation;
+import dev.nhc.model.Observation;
 import dev.nhc.engine.testing.TestProbeContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

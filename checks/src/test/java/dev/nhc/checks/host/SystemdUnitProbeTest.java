@@ -1,9 +1,9 @@
 package dev.nhc.checks.host;
 
 import dev.nhc.checks.Scripts;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.testing.TestProbeContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,9 +1,9 @@
 package dev.nhc.cli.testprobes;
 
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
 
 /** Hangs and ignores interrupts, like a thread stuck in a native call on a lost GPU. Loaded only by the CLI's process tests. */
 public final class HangProbe implements Probe {

@@ -3,20 +3,20 @@ package dev.nhc.checks.gpu.xid;
 import dev.nhc.checks.kernel.KernelLogReader;
 import dev.nhc.checks.kernel.KernelLogSpec;
 import dev.nhc.checks.kernel.ReadStats;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.model.SlurmState;
-import dev.nhc.engine.probe.ParamSpec;
-import dev.nhc.engine.probe.ParamType;
-import dev.nhc.engine.probe.Params;
-import dev.nhc.engine.probe.Probe;
-import dev.nhc.engine.probe.ProbeContext;
-import dev.nhc.engine.probe.ProbeResult;
-import dev.nhc.engine.probe.ProbeSpec;
-import dev.nhc.engine.state.StateSection;
-import dev.nhc.engine.units.Unit;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.model.SlurmState;
+import dev.nhc.probe.ParamSpec;
+import dev.nhc.probe.ParamType;
+import dev.nhc.probe.Params;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.ProbeState;
+import dev.nhc.units.Unit;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -59,7 +59,7 @@ public final class GpuXidProbe implements Probe {
 
     /** {@code nhc clear}: forget the latched XIDs but keep the log cursor, so that a repaired GPU's old lines are not judged again. */
     @Override
-    public void clear(StateSection state) {
+    public void clear(ProbeState state) {
         KernelLogSpec.clearKeepingCursor(state);
     }
 
@@ -68,7 +68,7 @@ public final class GpuXidProbe implements Probe {
         Params p = ctx.params();
         XidTable table = new XidTable(p.integers("fail"), p.integers("warn"), p.integers("ignore"));
         Optional<PciToGpu> gpus = ctx.service(PciToGpu.class);
-        StateSection state = ctx.state();
+        ProbeState state = ctx.state();
 
         String boot = KernelLogReader.bootId(ctx);
         String storedBoot = state.getString(BOOT_ID);
@@ -285,7 +285,7 @@ public final class GpuXidProbe implements Probe {
     }
 
     /** Reads the latches back; entries a hand edit broke are dropped rather than crashing the check. */
-    private static Map<String, Map<String, Object>> loadLatches(StateSection state) {
+    private static Map<String, Map<String, Object>> loadLatches(ProbeState state) {
         Map<String, Map<String, Object>> out = new LinkedHashMap<>();
         if (state.get(LATCHED) instanceof List<?> list) {
             for (Object o : list) {

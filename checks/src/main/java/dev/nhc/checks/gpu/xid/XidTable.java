@@ -1,8 +1,8 @@
 package dev.nhc.checks.gpu.xid;
 
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.model.SlurmState;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.model.SlurmState;
 
 import java.util.Collection;
 import java.util.HashSet;

@@ -2,11 +2,11 @@ package dev.nhc.checks.gpu.xid;
 
 import dev.nhc.checks.Fixtures;
 import dev.nhc.checks.host.KernelLogProbe;
-import dev.nhc.engine.model.Finding;
-import dev.nhc.engine.model.Observation;
-import dev.nhc.engine.model.Remedy;
-import dev.nhc.engine.model.Severity;
-import dev.nhc.engine.probe.ProbeResult;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.state.StateSection;
 import dev.nhc.engine.testing.TestProbeContext;
 import org.junit.jupiter.api.Tag;

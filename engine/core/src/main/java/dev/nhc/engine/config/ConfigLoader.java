@@ -1,0 +1,362 @@
+package dev.nhc.engine.config;
+
+import dev.nhc.engine.eval.Evaluator;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.SlurmState;
+import dev.nhc.probe.ParamSpec;
+import dev.nhc.probe.ParamType;
+import dev.nhc.probe.Params;
+import dev.nhc.probe.Probe;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.units.Quantity;
+
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.regex.Pattern;
+
+/**
+ * Reads and validates a config file. Collects every problem (each with file:line:column) before
+ * failing, so that one {@code nhc check-config} shows them all. Nothing here touches the system
+ * beyond reading the file: an invalid config must lead to no action at all.
+ */
+public final class ConfigLoader {
+    private static final List<String> TOP_LEVEL = List.of("nhc", "settings", "hostgroups", "checks");
+    private static final List<String> CHECK_KEYS = List.of("name", "use", "description", "on", "with", "warn", "fail",
+            "message", "remedy", "slurm_state", "for", "on_unknown", "timeout", "every", "enabled");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+    private final ProbeRegistry registry;
+    private final Evaluator evaluator;
+    private final Map<String, ConfigSection> sections;
+    private boolean enforceOwnership = true;
+
+    public ConfigLoader(ProbeRegistry registry, Evaluator evaluator, List<ConfigSection> sections) {
+        this.registry = registry;
+        this.evaluator = evaluator;
+        Map<String, ConfigSection> m = new LinkedHashMap<>();
+        sections.forEach(s -> m.put(s.key(), s));
+        this.sections = m;
+    }
+
+    /** A loader with every probe, the rules engine and every config section found on the class path. */
+    public static ConfigLoader standard() {
+        List<ConfigSection> found = new ArrayList<>();
+        ServiceLoader.load(ConfigSection.class, ConfigLoader.class.getClassLoader()).forEach(found::add);
+        return new ConfigLoader(ProbeRegistry.load(), Evaluator.load(), found);
+    }
+
+    public ProbeRegistry registry() {
+        return registry;
+    }
+
+    public Evaluator evaluator() {
+        return evaluator;
+    }
+
+    public List<ConfigSection> sections() {
+        return List.copyOf(sections.values());
+    }
+
+    /** Tests that create configs as another user turn the root-only ownership rule off. */
+    public ConfigLoader enforceOwnership(boolean enforce) {
+        this.enforceOwnership = enforce;
+        return this;
+    }
+
+    public Config load(Path file) throws ConfigException {
+        String name = file.toString();
+        Location whole = Location.of(name);
+        String text;
+        try {
+            if (Files.isDirectory(file)) {
+                throw new ConfigException(whole, "is a directory, not a config file");
+            }
+            long size = Files.size(file);
+            if (size > YamlReader.MAX_BYTES) {
+                throw new ConfigException(whole, "is " + size + " bytes; a config may be at most " + YamlReader.MAX_BYTES
+                        + " bytes (is this the right file?)");
+            }
+            if (enforceOwnership) {
+                checkOwnership(file);
+            }
+            byte[] bytes = Files.readAllBytes(file);
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+        } catch (NoSuchFileException e) {
+            throw new ConfigException(whole, "no such file (give another with -c FILE)");
+        } catch (CharacterCodingException e) {
+            throw new ConfigException(whole, "is not UTF-8 text");
+        } catch (IOException e) {
+            throw new ConfigException(whole, "cannot read: " + e.getMessage());
+        }
+        return parse(name, text, file);
+    }
+
+    public Config parse(String fileName, String text, Path file) throws ConfigException {
+        ConfigNode root = YamlReader.read(fileName, text);
+        Problems problems = new Problems();
+        if (!root.isMap()) {
+            problems.add(root.location(), "a config must be a map with 'nhc: 1' and 'checks:', not " + root.describeKind());
+            problems.throwIfAny();
+        }
+        List<String> topKeys = new ArrayList<>(TOP_LEVEL);
+        topKeys.addAll(sections.keySet());
+        for (String key : root.entries().keySet()) {
+            if (!topKeys.contains(key)) {
+                problems.add(root.keyLocation(key), "unknown top-level key '" + key + "'" + Suggest.didYouMean(key, topKeys)
+                        + " (known: " + String.join(", ", topKeys) + ")");
+            }
+        }
+        ConfigNode version = root.get("nhc");
+        if (version == null) {
+            problems.add(new Location(fileName, 1, 1), "missing 'nhc: 1' (the config schema version)");
+        } else if (!Long.valueOf(1).equals(version.value())) {
+            problems.add(version.location(), "unsupported schema version '" + version.text() + "'; this nhc reads 'nhc: 1'");
+        }
+
+        Params settingsParams = ParamConverter.convert("settings", root.get("settings"), root.location(), Settings.SPEC, problems);
+        Settings settings = new Settings(settingsParams);
+        ConfigNode s = root.get("settings");
+        if (settingsParams.has("on_unknown")) {
+            try {
+                settings.onUnknown();
+            } catch (IllegalArgumentException e) {
+                problems.add(s.get("on_unknown").location(), "settings on_unknown: " + e.getMessage());
+            }
+        }
+
+        Map<String, List<String>> hostgroups = hostgroups(root.get("hostgroups"), problems);
+
+        Map<String, Params> sectionValues = new LinkedHashMap<>();
+        for (ConfigSection section : sections.values()) {
+            Params values = ParamConverter.convert(section.key(), root.get(section.key()), root.location(), section.params(), problems);
+            section.validate(values, root.get(section.key()), problems);
+            sectionValues.put(section.key(), values);
+        }
+
+        List<CheckConfig> checks = new ArrayList<>();
+        ConfigNode checksNode = root.get("checks");
+        if (checksNode == null || checksNode.isNull()) {
+            problems.add(root.location(), "no 'checks:' list; a config without checks would pass every node");
+        } else if (!checksNode.isList()) {
+            problems.add(checksNode.location(), "'checks' must be a list of checks (each starting with '- name:'), not " + checksNode.describeKind());
+        } else {
+            Map<String, Location> seen = new LinkedHashMap<>();
+            for (ConfigNode c : checksNode.items()) {
+                // Names are unique even among checks that have other problems, so all are reported at once.
+                ConfigNode nameNode = c.isMap() ? c.get("name") : null;
+                if (nameNode != null && nameNode.isScalar() && !nameNode.isNull()) {
+                    Location first = seen.putIfAbsent(nameNode.text(), c.location());
+                    if (first != null) {
+                        problems.add(nameNode.location(), "duplicate check name '" + nameNode.text() + "' (first at line " + first.line() + ")");
+                        continue;
+                    }
+                }
+                CheckConfig check = check(c, hostgroups, problems);
+                if (check != null) {
+                    checks.add(check);
+                }
+            }
+        }
+        problems.throwIfAny();
+        return new Config(file, settings, hostgroups, checks, sectionValues);
+    }
+
+    private Map<String, List<String>> hostgroups(ConfigNode node, Problems problems) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        if (node == null || node.isNull()) {
+            return out;
+        }
+        if (!node.isMap()) {
+            problems.add(node.location(), "'hostgroups' must be a map of name: pattern(s), not " + node.describeKind());
+            return out;
+        }
+        node.entries().forEach((name, value) -> {
+            List<String> patterns = patterns(value, "hostgroup '" + name + "'", problems);
+            out.put(name, patterns);
+        });
+        return out;
+    }
+
+    private static List<String> patterns(ConfigNode value, String what, Problems problems) {
+        List<String> patterns = new ArrayList<>();
+        List<ConfigNode> items = value.isList() ? value.items() : List.of(value);
+        for (ConfigNode item : items) {
+            if (!item.isScalar() || item.isNull()) {
+                problems.add(item.location(), what + ": expected a host pattern such as gpu-[001-128] or login*, not " + item.describeKind());
+                continue;
+            }
+            // Several patterns in one string are allowed as in Slurm's lists: "gpu-[01-08], !gpu-03".
+            for (String p : item.text().split("\\s*,\\s*(?![^\\[]*\\])")) {
+                String error = HostSelector.validate(p.trim());
+                if (error != null) {
+                    problems.add(item.location(), what + ": " + error);
+                } else {
+                    patterns.add(p.trim());
+                }
+            }
+        }
+        return patterns;
+    }
+
+    private CheckConfig check(ConfigNode c, Map<String, List<String>> hostgroups, Problems problems) {
+        if (!c.isMap()) {
+            problems.add(c.location(), "each check must be a map with at least 'name:' and 'use:', not " + c.describeKind());
+            return null;
+        }
+        int before = problems.size();
+        for (String key : c.entries().keySet()) {
+            if (!CHECK_KEYS.contains(key)) {
+                problems.add(c.keyLocation(key), "unknown key '" + key + "' in a check" + Suggest.didYouMean(key, CHECK_KEYS)
+                        + " (known: " + String.join(", ", CHECK_KEYS) + ")");
+            }
+        }
+        String name = scalarText(c, "name", problems);
+        String label = name == null ? "check at line " + c.location().line() : "check '" + name + "'";
+        if (name == null) {
+            problems.add(c.location(), "a check needs 'name:' (a short unique name such as root-fs)");
+        } else if (!NAME.matcher(name).matches()) {
+            problems.add(c.get("name").location(), "check name '" + name + "' must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+        }
+        String use = scalarText(c, "use", problems);
+        Probe probe = null;
+        if (use == null) {
+            problems.add(c.location(), label + " needs 'use:' (the probe, e.g. disk.usage; 'nhc list' shows them all)");
+        } else {
+            probe = registry.find(use).orElse(null);
+            if (probe == null && registry.names().contains(use)) {
+                problems.add(c.get("use").location(), label + ": probe '" + use + "' is installed but could not be loaded (nhc's log says why)");
+            } else if (probe == null) {
+                problems.add(c.get("use").location(), label + ": unknown probe '" + use + "'" + Suggest.didYouMean(use, registry.names())
+                        + " ('nhc list' shows every probe)");
+            }
+        }
+        if (c.get("description") != null && !c.get("description").isScalar()) {
+            problems.add(c.get("description").location(), label + ": 'description' must be text");
+        }
+        HostSelector on = HostSelector.all();
+        if (c.get("on") != null && !c.get("on").isNull()) {
+            on = HostSelector.parse(patterns(c.get("on"), label + " on", problems), hostgroups);
+        }
+        String where = label + (use != null ? " (" + use + ")" : "");
+        Params with = probe == null ? Params.empty()
+                : ParamConverter.convert(where + " with:", c.get("with"), c.location(), probe.spec().params(), problems);
+        Remedy remedy = enumValue(c, "remedy", label, Remedy::parse, problems);
+        SlurmState slurmState = enumValue(c, "slurm_state", label, SlurmState::parse, problems);
+        OnUnknown onUnknown = enumValue(c, "on_unknown", label, OnUnknown::parse, problems);
+        Duration timeout = duration(c, "timeout", label, problems);
+        Duration every = duration(c, "every", label, problems);
+        int forRuns = 1;
+        ConfigNode forNode = c.get("for");
+        if (forNode != null) {
+            if (forNode.value() instanceof Long l && l >= 1 && l <= 1000) {
+                forRuns = l.intValue();
+            } else {
+                problems.add(forNode.location(), label + ": 'for' must be a whole number of consecutive runs between 1 and 1000, not " + forNode.describeKind());
+            }
+        }
+        String message = scalarText(c, "message", problems);
+        ConfigNode enabled = c.get("enabled");
+        if (enabled != null && !(enabled.value() instanceof Boolean)) {
+            problems.add(enabled.location(), label + ": 'enabled' must be true or false");
+        }
+        if (problems.size() > before || name == null || probe == null) {
+            return null;
+        }
+        if (enabled != null && Boolean.FALSE.equals(enabled.value())) {
+            return null;
+        }
+        CheckConfig check = new CheckConfig(name, use, c.location(), on, with, c.get("warn"), c.get("fail"), message, remedy,
+                slurmState, forRuns, onUnknown, timeout, every, c);
+        evaluator.validate(check, probe.spec(), problems);
+        return problems.size() > before ? null : check;
+    }
+
+    private static String scalarText(ConfigNode c, String key, Problems problems) {
+        ConfigNode n = c.get(key);
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        if (!n.isScalar()) {
+            problems.add(n.location(), "'" + key + "' must be a single value, not " + n.describeKind());
+            return null;
+        }
+        return n.text();
+    }
+
+    private static <T> T enumValue(ConfigNode c, String key, String label, java.util.function.Function<String, T> parse, Problems problems) {
+        String text = scalarText(c, key, problems);
+        if (text == null) {
+            return null;
+        }
+        try {
+            return parse.apply(text);
+        } catch (IllegalArgumentException e) {
+            problems.add(c.get(key).location(), label + ": " + e.getMessage());
+            return null;
+        }
+    }
+
+    private static Duration duration(ConfigNode c, String key, String label, Problems problems) {
+        String text = scalarText(c, key, problems);
+        if (text == null) {
+            return null;
+        }
+        try {
+            Duration d = Quantity.parseDuration(text);
+            if (d.isZero()) {
+                throw new IllegalArgumentException("must be longer than 0");
+            }
+            return d;
+        } catch (IllegalArgumentException e) {
+            problems.add(c.get(key).location(), label + ": '" + key + "': " + e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * Running as root, a config that another user can change is a way to run commands as root:
+     * refuse it. The file must be owned by root and writable by nobody else, and so must its directory
+     * (unless that directory is sticky, like /tmp, where others cannot replace root's file).
+     */
+    private static void checkOwnership(Path file) throws ConfigException, IOException {
+        if (!Ownership.runningAsRoot()) {
+            return;
+        }
+        String why = Ownership.unsafeForRoot(file);
+        if (why != null) {
+            throw new ConfigException(Location.of(file.toString()), why + "; running as root, nhc only reads configs that only root can change");
+        }
+    }
+
+    /** The ParamSpec list of check-level keys, for {@code nhc list} and documentation. */
+    public static List<ParamSpec> checkKeys() {
+        return List.of(
+                ParamSpec.required("name", ParamType.STRING, "unique name of the check, used in reports and Slurm reasons"),
+                ParamSpec.required("use", ParamType.STRING, "the probe to run (nhc list)"),
+                ParamSpec.optional("on", ParamType.STRING_LIST, null, "host patterns or hostgroups this check applies to"),
+                ParamSpec.optional("with", ParamType.MAP, null, "the probe's parameters"),
+                ParamSpec.optional("warn", ParamType.ANY, null, "conditions for WARN (replace the probe's default warn rules)"),
+                ParamSpec.optional("fail", ParamType.ANY, null, "conditions for FAIL (replace the probe's default fail rules)"),
+                ParamSpec.optional("message", ParamType.STRING, null, "message template, {field} is replaced by the observed value"),
+                ParamSpec.optional("remedy", ParamType.STRING, null, "none, restart-app, reset-gpu, reboot or hardware"),
+                ParamSpec.optional("slurm_state", ParamType.STRING, null, "drain or fail: the Slurm state a FAIL asks for"),
+                ParamSpec.optional("for", ParamType.INTEGER, 1L, "a finding counts only after this many consecutive runs"),
+                ParamSpec.optional("on_unknown", ParamType.STRING, null, "ignore, warn or fail (overrides settings.on_unknown)"),
+                ParamSpec.optional("timeout", ParamType.DURATION, null, "time limit of this check (default settings.check_timeout)"),
+                ParamSpec.optional("every", ParamType.DURATION, null, "run only when this much time has passed since the last run"),
+                ParamSpec.optional("enabled", ParamType.BOOLEAN, true, "false keeps the check in the file but does not run it"));
+    }
+
+}

@@ -1,0 +1,85 @@
+package dev.nhc.engine.state;
+
+import dev.nhc.probe.ProbeState;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One named part of the persistent state (a check's counters, the Slurm ownership record). Values
+ * must be plain YAML data: String, Long, Double, Boolean, List, Map. Changes are written when the
+ * store is flushed at the end of a run.
+ */
+public final class StateSection implements ProbeState {
+    private final String name;
+    private final Map<String, Object> data;
+    private boolean dirty;
+
+    StateSection(String name, Map<String, Object> data) {
+        this.name = name;
+        this.data = new LinkedHashMap<>(data);
+    }
+
+    /** A section that is never saved, for replays and tests that must not touch the state directory. */
+    public static StateSection detached(String name) {
+        return new StateSection(name, Map.of());
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public synchronized Object get(String key) {
+        return data.get(key);
+    }
+
+    @Override
+    public synchronized long getLong(String key, long fallback) {
+        Object v = data.get(key);
+        return v instanceof Number n ? n.longValue() : fallback;
+    }
+
+    @Override
+    public synchronized String getString(String key) {
+        Object v = data.get(key);
+        return v == null ? null : v.toString();
+    }
+
+    @Override
+    public synchronized void put(String key, Object value) {
+        Object old = value == null ? data.remove(key) : data.put(key, value);
+        if (!java.util.Objects.equals(old, value)) {
+            dirty = true;
+        }
+    }
+
+    @Override
+    public synchronized void remove(String key) {
+        if (data.remove(key) != null) {
+            dirty = true;
+        }
+    }
+
+    @Override
+    public synchronized void clear() {
+        if (!data.isEmpty()) {
+            data.clear();
+            dirty = true;
+        }
+    }
+
+    @Override
+    public synchronized Map<String, Object> snapshot() {
+        return new LinkedHashMap<>(data);
+    }
+
+    synchronized boolean dirty() {
+        return dirty;
+    }
+
+    synchronized void clean() {
+        dirty = false;
+    }
+}

@@ -1,0 +1,217 @@
+package dev.nhc.engine.config;
+
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.engine.testing.PassThroughEvaluator;
+import dev.nhc.engine.testing.ScriptedProbe;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class ConfigLoaderTest {
+    @TempDir
+    Path dir;
+
+    private final ConfigLoader loader = new ConfigLoader(
+            new ProbeRegistry(List.of(new ScriptedProbe("disk.usage", false, ctx -> ProbeResult.of()),
+                    new ScriptedProbe("gpu.inventory", true, ctx -> ProbeResult.of()))),
+            new PassThroughEvaluator(), List.of()).enforceOwnership(false);
+
+    private Path write(String text) throws IOException {
+        Path f = dir.resolve("nhc.yaml");
+        Files.writeString(f, text);
+        return f;
+    }
+
+    private ConfigException invalid(String text) throws IOException {
+        return assertThrows(ConfigException.class, () -> loader.load(write(text)));
+    }
+
+    private static void assertProblem(ConfigException e, int line, int column, String fragment) {
+        boolean found = e.problems().stream().anyMatch(p -> p.location().line() == line && p.location().column() == column
+                && p.message().contains(fragment));
+        assertTrue(found, "expected " + line + ":" + column + " '" + fragment + "' in:\n" + e.getMessage());
+    }
+
+    @Test
+    void loadsAValidConfigWithDefaults() throws Exception {
+        Config c = loader.load(write("""
+                nhc: 1
+                settings:
+                  deadline: 30s
+                hostgroups:
+                  gpu: "gpu-[001-004]"
+                checks:
+                  - name: root-fs
+                    use: disk.usage
+                    with: { mount: / }
+                    timeout: 5s
+                  - name: gpus
+                    use: gpu.inventory
+                    on: gpu
+                    with: { count: 8 }
+                    every: 6h
+                """));
+        assertEquals(Duration.ofSeconds(30), c.settings().deadline());
+        assertEquals(Duration.ofSeconds(10), c.settings().checkTimeout());
+        assertEquals(2, c.checks().size());
+        CheckConfig gpus = c.check("gpus").orElseThrow();
+        assertEquals(8L, gpus.with().integer("count"));
+        assertEquals(Duration.ofHours(6), gpus.every());
+        assertTrue(gpus.on().matches("gpu-003"));
+        assertTrue(!gpus.on().matches("login1"));
+        assertEquals("/", c.check("root-fs").orElseThrow().with().string("mount"));
+        assertEquals(0L, c.check("root-fs").orElseThrow().with().integer("value"), "defaults are filled in");
+    }
+
+    @Test
+    void malformedYamlNamesLineAndColumn() throws Exception {
+        ConfigException e = invalid("nhc: 1\nchecks:\n  - name: a\n    use: [disk.usage\n");
+        assertEquals(1, e.problems().size());
+        assertTrue(e.problems().get(0).location().line() >= 4, e.getMessage());
+        assertTrue(e.getMessage().startsWith(dir.resolve("nhc.yaml") + ":"), e.getMessage());
+    }
+
+    @Test
+    void unknownKeysSuggestTheClosest() throws Exception {
+        ConfigException e = invalid("""
+                nhc: 1
+                setings: {}
+                checks:
+                  - name: root-fs
+                    use: disk.usage
+                    wiht: { mount: / }
+                  - name: b
+                    use: disk.usage
+                    with: { mout: / }
+                """);
+        assertProblem(e, 2, 1, "did you mean 'settings'");
+        assertProblem(e, 6, 5, "did you mean 'with'");
+        assertProblem(e, 9, 13, "did you mean 'mount'");
+    }
+
+    @Test
+    void unknownProbeSuggestsAndListsNothingElseWrong() throws Exception {
+        ConfigException e = invalid("nhc: 1\nchecks:\n  - name: x\n    use: disk.usag\n");
+        assertProblem(e, 4, 10, "unknown probe 'disk.usag' (did you mean 'disk.usage'?)");
+    }
+
+    @Test
+    void wrongTypesAreNamed() throws Exception {
+        ConfigException e = invalid("""
+                nhc: 1
+                settings: { deadline: 10GiB, check_timeout: [1] }
+                checks:
+                  - name: x
+                    use: disk.usage
+                    with: { value: lots }
+                    for: 0
+                    remedy: pray
+                """);
+        assertProblem(e, 2, 23, "not a duration");
+        assertProblem(e, 2, 45, "single value");
+        assertProblem(e, 6, 20, "whole number");
+        assertProblem(e, 7, 10, "'for'");
+        assertProblem(e, 8, 13, "unknown remedy 'pray'");
+    }
+
+    @Test
+    void duplicateCheckNamesAndDuplicateKeys() throws Exception {
+        ConfigException e = invalid("""
+                nhc: 1
+                checks:
+                  - name: x
+                    use: disk.usage
+                  - name: x
+                    use: disk.usage
+                """);
+        assertProblem(e, 5, 11, "duplicate check name 'x' (first at line 3)");
+        ConfigException keys = invalid("nhc: 1\nchecks:\n  - name: x\n    use: disk.usage\n    use: gpu.inventory\n");
+        assertProblem(keys, 5, 5, "duplicate key 'use' (first at line 4)");
+    }
+
+    @Test
+    void emptyMissingHugeAndDirectoryFiles() throws Exception {
+        assertProblem(invalid(""), 1, 1, "empty");
+        assertProblem(invalid("# only a comment\n"), 1, 1, "empty");
+        ConfigException missing = assertThrows(ConfigException.class, () -> loader.load(dir.resolve("nope.yaml")));
+        assertTrue(missing.getMessage().contains("nope.yaml: no such file"), missing.getMessage());
+        Path big = dir.resolve("big.yaml");
+        Files.write(big, new byte[10 * 1024 * 1024]);
+        ConfigException huge = assertThrows(ConfigException.class, () -> loader.load(big));
+        assertTrue(huge.getMessage().contains("10485760 bytes"), huge.getMessage());
+        ConfigException d = assertThrows(ConfigException.class, () -> loader.load(dir));
+        assertTrue(d.getMessage().contains("is a directory"), d.getMessage());
+    }
+
+    @Test
+    void missingVersionAndChecks() throws Exception {
+        ConfigException e = invalid("settings: {}\n");
+        assertTrue(e.getMessage().contains("missing 'nhc: 1'"), e.getMessage());
+        assertTrue(e.getMessage().contains("no 'checks:'"), e.getMessage());
+        assertProblem(invalid("nhc: 2\nchecks: []\n"), 1, 6, "unsupported schema version");
+        assertProblem(invalid("- just\n- a list\n"), 1, 1, "must be a map");
+    }
+
+    @Test
+    void evaluatorProblemsAreReportedWithTheirLocation() throws Exception {
+        ConfigException e = invalid("nhc: 1\nchecks:\n  - name: x\n    use: disk.usage\n    fail: invalid\n");
+        assertProblem(e, 5, 11, "test evaluator rejects");
+    }
+
+    @Test
+    void yamlBooleanLookalikesStayText() throws Exception {
+        Config c = loader.load(write("nhc: 1\nchecks:\n  - name: x\n    use: disk.usage\n    with: { mount: no }\n    on: [ \"n*\" ]\n"));
+        assertEquals("no", c.check("x").orElseThrow().with().string("mount"));
+    }
+
+    @Test
+    void disabledChecksAreDropped() throws Exception {
+        Config c = loader.load(write("nhc: 1\nchecks:\n  - { name: x, use: disk.usage, enabled: false }\n  - { name: y, use: disk.usage }\n"));
+        assertEquals(List.of("y"), c.checks().stream().map(CheckConfig::name).toList());
+    }
+
+    @Test
+    void aliasBombIsRefused() throws Exception {
+        StringBuilder y = new StringBuilder("nhc: 1\na: &a [x, x, x, x, x, x, x, x, x]\n");
+        char prev = 'a';
+        for (char n = 'b'; n <= 'k'; n++) {
+            y.append(n).append(": &").append(n).append(" [");
+            for (int i = 0; i < 9; i++) {
+                y.append(i == 0 ? "" : ", ").append('*').append(prev);
+            }
+            y.append("]\n");
+            prev = n;
+        }
+        ConfigException e = invalid(y.toString());
+        assertTrue(e.getMessage().toLowerCase().contains("alias") || e.getMessage().contains("unknown top-level"), e.getMessage());
+    }
+
+    @Test
+    void asRootAConfigWritableByOthersIsRefused() throws Exception {
+        assumeTrue(Ownership.runningAsRoot(), "ownership rules apply only when nhc runs as root");
+        ConfigLoader strict = new ConfigLoader(loader.registry(), loader.evaluator(), List.of());
+        Path f = write("nhc: 1\nchecks:\n  - { name: y, use: disk.usage }\n");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
+        strict.load(f);
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-rw-rw-"));
+        ConfigException e = assertThrows(ConfigException.class, () -> strict.load(f));
+        assertTrue(e.getMessage().contains("writable by every user"), e.getMessage());
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setAttribute(f, "unix:uid", 65534);
+        ConfigException owned = assertThrows(ConfigException.class, () -> strict.load(f));
+        assertTrue(owned.getMessage().contains("owned by uid 65534"), owned.getMessage());
+    }
+}

@@ -1,8 +1,9 @@
 package dev.nhc.cli;
 
 import dev.nhc.engine.config.CheckConfig;
-import dev.nhc.engine.config.Config;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.plan.PlannedCheck;
+import dev.nhc.engine.run.PlanExecutor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -20,14 +21,15 @@ final class CheckConfigCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Config cfg = config.load(ConfigLoader.standard(), System.err);
-        if (cfg == null) {
+        Plan plan = config.load(Wiring.loader(), System.err);
+        if (plan == null) {
             return ExitCodes.INVALID;
         }
-        System.out.println(config.file() + ": valid, " + cfg.checks().size() + " checks");
-        for (CheckConfig c : cfg.checks()) {
+        System.out.println(config.file() + ": valid, " + plan.checks().size() + (plan.checks().size() == 1 ? " check" : " checks"));
+        for (PlannedCheck p : plan.checks()) {
+            CheckConfig c = p.check();
             System.out.println("  " + c.name() + " (" + c.use() + ")" + (c.on().toString().equals("*") ? "" : " on " + c.on())
-                    + (c.every() != null ? " every " + dev.nhc.engine.run.Runner.human(c.every()) : ""));
+                    + (c.every() != null ? " every " + PlanExecutor.human(c.every()) : ""));
         }
         return ExitCodes.OK;
     }

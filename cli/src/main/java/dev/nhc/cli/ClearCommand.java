@@ -1,7 +1,6 @@
 package dev.nhc.cli;
 
-import dev.nhc.engine.config.Config;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.run.RunLock;
 import dev.nhc.engine.state.StateStore;
 import picocli.CommandLine.Command;
@@ -33,18 +32,18 @@ final class ClearCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Config cfg = config.load(ConfigLoader.standard(), System.err);
-        if (cfg == null) {
+        Plan plan = config.load(Wiring.loader(), System.err);
+        if (plan == null) {
             return ExitCodes.INVALID;
         }
         for (String name : checks) {
-            if (cfg.check(name).isEmpty()) {
+            if (plan.check(name).isEmpty()) {
                 System.err.println("nhc: clear " + name + ": no such check in " + config.file()
-                        + dev.nhc.engine.config.Suggest.didYouMean(name, cfg.checks().stream().map(c -> c.name()).toList()));
+                        + dev.nhc.engine.config.Suggest.didYouMean(name, plan.checks().stream().map(c -> c.name()).toList()));
                 return ExitCodes.INVALID;
             }
         }
-        Path dir = stateDir != null ? stateDir : cfg.settings().stateDir();
+        Path dir = stateDir != null ? stateDir : plan.settings().stateDir();
         String[] holder = new String[1];
         try {
             Optional<RunLock> lock = RunLock.tryAcquire(dir, holder);
@@ -54,11 +53,8 @@ final class ClearCommand implements Callable<Integer> {
             }
             try (RunLock held = lock.get()) {
                 StateStore state = new StateStore(dir);
-                dev.nhc.engine.plan.ProbeRegistry registry = dev.nhc.engine.plan.ProbeRegistry.load();
                 for (String name : checks) {
-                    dev.nhc.engine.state.StateSection section = state.section("check." + name);
-                    String use = cfg.check(name).get().use();
-                    registry.find(use).ifPresentOrElse(p -> p.clear(section), section::clear);
+                    plan.check(name).get().probe().clear(state.section("check." + name));
                     state.section("rules." + name).clear();
                     state.section("schedule").remove("last_run." + name);
                     state.section("schedule").remove("last_findings." + name);

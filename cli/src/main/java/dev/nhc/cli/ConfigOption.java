@@ -1,6 +1,6 @@
 package dev.nhc.cli;
 
-import dev.nhc.engine.config.Config;
+import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.config.ConfigProblem;
@@ -22,7 +22,7 @@ final class ConfigOption {
     }
 
     /** Loads the config, or prints every problem as file:line:column and returns null. */
-    Config load(ConfigLoader loader, PrintStream err) {
+    Plan load(ConfigLoader loader, PrintStream err) {
         try {
             return loader.load(file);
         } catch (ConfigException e) {

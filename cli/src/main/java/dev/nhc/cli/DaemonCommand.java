@@ -1,18 +1,21 @@
 package dev.nhc.cli;
 
+import dev.nhc.checks.gpu.xid.NvmlXidEvents;
 import dev.nhc.cli.logging.Logging;
-import dev.nhc.dstack.Daemon;
-import dev.nhc.dstack.EngineCheckRunner;
-import dev.nhc.engine.config.Config;
+import dev.nhc.daemon.Daemon;
+import dev.nhc.daemon.DaemonPlugin;
 import dev.nhc.engine.config.ConfigLoader;
-import dev.nhc.engine.run.Runner;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.run.PlanExecutor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -21,12 +24,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
                 "",
                 "Each check runs every 'every:' (default settings.interval) on its own, so a slow check never delays "
                         + "the others. The latest verdict is kept in memory and in settings.state_dir and served on "
-                        + "dstack.metrics_listen (default 127.0.0.1:9464): GET /healthz, GET /v1/verdict (the JSON of "
-                        + "'nhc run --json'), GET /metrics (Prometheus). With a 'dstack:' section it also runs the shim "
-                        + "health proxy on dstack.listen (default 127.0.0.1:10998) in front of dstack-shim on dstack.shim "
-                        + "(default 127.0.0.1:11998), so that dstack sees nhc's verdict as the host's health.",
+                        + "daemon.metrics_listen (default 127.0.0.1:9464): GET /healthz, GET /v1/verdict (the JSON of "
+                        + "'nhc run --json'), GET /metrics (Prometheus); and, as root, on the socket /run/nhc/nhc.sock "
+                        + "that bin/nhc-slurm asks instead of starting a run of its own.",
                 "",
-                "With GPU checks, a critical XID reported by NVML re-runs them at once instead of at the next interval.",
+                "With a 'slurm:' section the daemon drains (or fails) and resumes the node itself the moment its verdict "
+                        + "changes. With a 'dstack:' section it runs the shim health proxy on dstack.listen (default "
+                        + "127.0.0.1:10998) in front of dstack-shim on dstack.shim (default 127.0.0.1:11998), so that dstack "
+                        + "sees nhc's verdict as the host's health.",
+                "",
+                "A critical XID reported by NVML, or new kernel log lines, re-run the GPU and kernel-log checks at once "
+                        + "instead of at the next interval. The daemon holds the node's run lock: a one-shot 'nhc run' "
+                        + "started meanwhile steps aside.",
                 "",
                 "SIGHUP reloads the config (an invalid one is reported and the running one kept); SIGTERM stops."},
         footerHeading = "%nExamples:%n",
@@ -46,17 +55,20 @@ final class DaemonCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ConfigLoader loader = ConfigLoader.standard();
+        ConfigLoader loader = Wiring.loader();
         String node = NodeName.resolve(overrides.hostname, false);
         AtomicBoolean logging = new AtomicBoolean();
-        Daemon.ConfigSource source = () -> {
-            Config cfg = overrides.apply(loader.load(config.file()));
+        Daemon.PlanSource source = () -> {
+            Plan plan = overrides.apply(loader.load(config.file()));
             if (logging.compareAndSet(false, true)) {
-                Logging.apply(cfg.settings());
+                Logging.apply(plan.settings());
             }
-            return cfg;
+            return plan;
         };
-        Runner runner = new Runner(loader.registry(), loader.evaluator(), Clock.systemUTC());
-        return Daemon.run(source, new EngineCheckRunner(runner, node, Map.of()), node, System.err, List.of(new NvmlXidTrigger()));
+        List<DaemonPlugin> plugins = new ArrayList<>();
+        ServiceLoader.load(DaemonPlugin.class).forEach(plugins::add);
+        NvmlXidEvents xids = new NvmlXidEvents();
+        return Daemon.run(source, new PlanExecutor(Clock.systemUTC()), node, System.err, Map.of(NvmlXidEvents.class, xids), plugins,
+                List.of(new NvmlXidTrigger(xids, Clock.systemUTC()), new KernelLogTrigger()));
     }
 }

@@ -8,6 +8,7 @@ import dev.nhc.probe.FieldSpec;
 import dev.nhc.probe.ParamSpec;
 import dev.nhc.probe.Probe;
 import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.units.Unit;
 import picocli.CommandLine.Command;
@@ -72,7 +73,11 @@ final class ListCommand implements Callable<Integer> {
     private static void printProbe(PrintStream out, ProbeSpec s) {
         out.println(s.name());
         out.println("  " + s.description());
-        out.println("  entities: " + s.entities() + (s.timeoutFails() ? "; a probe that hangs FAILS the check" : ""));
+        out.println("  entities: " + s.entities() + " (" + s.entityKind().label() + ")"
+                + (s.timeoutFails() ? "; a probe that hangs FAILS the check" : ""));
+        if (!s.tags().isEmpty()) {
+            out.println("  tags: " + String.join(", ", s.tags()));
+        }
         if (!s.params().isEmpty()) {
             out.println("  with:");
             printParams(out, s.params());
@@ -84,26 +89,25 @@ final class ListCommand implements Callable<Integer> {
             }
         }
         if (!s.defaultRules().isEmpty()) {
-            out.println("  default rules:");
+            out.println("  default rules (a check's warn: or fail: replaces those of its severity; unknown rules stay):");
             for (DefaultRule r : s.defaultRules()) {
-                out.printf(Locale.ROOT, "    %-5s %s%s%s%n", r.severity().label(), r.condition(),
-                        r.remedy() != dev.nhc.model.Remedy.NONE ? "  remedy " + r.remedy().label() : "",
-                        r.slurmState() != null ? "  slurm_state " + r.slurmState().label() : "");
+                out.println("    " + RuleText.of(r));
             }
         }
         out.println();
     }
 
-    private static void printParams(PrintStream out, List<ParamSpec> params) {
-        for (ParamSpec p : params) {
-            String def = p.required() ? "required" : p.defaultValue() == null ? "optional" : "default " + show(p.defaultValue());
-            out.printf(Locale.ROOT, "    %-20s %-22s %-16s %s%n", p.name(), p.type().label(), def, p.description());
+    private static void printParams(PrintStream out, List<ParamSpec<?>> params) {
+        for (ParamSpec<?> p : params) {
+            String def = p.isRequired() ? "required" : p.defaultValue() == null ? "optional" : "default " + show(p.defaultValue());
+            String type = p.allowed().isEmpty() ? p.type().label() : String.join("|", p.allowed());
+            out.printf(Locale.ROOT, "    %-20s %-22s %-16s %s%n", p.name(), type, def, p.description());
         }
     }
 
     private static String show(Object v) {
         if (v instanceof Duration d) {
-            return dev.nhc.engine.run.Runner.human(d);
+            return PlanExecutor.human(d);
         }
         return String.valueOf(v);
     }

@@ -1,13 +1,10 @@
 package dev.nhc.cli;
 
-import dev.nhc.engine.config.Config;
+import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.config.Settings;
-import dev.nhc.probe.Params;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /** The options of {@code run} and {@code daemon} that override settings (command line beats config file), and who we are. */
 final class Overrides {
@@ -22,17 +19,14 @@ final class Overrides {
     @Option(names = "--state-dir", paramLabel = "DIR", description = "Keep state here (overrides settings.state_dir).")
     Path stateDir;
 
-    Config apply(Config cfg) {
-        if (nvmlLibrary == null && stateDir == null) {
-            return cfg;
-        }
-        Map<String, Object> values = new LinkedHashMap<>(cfg.settings().values().asMap());
+    Plan apply(Plan plan) {
+        Settings s = plan.settings();
         if (nvmlLibrary != null) {
-            values.put("nvml_library", nvmlLibrary.toString());
+            s = s.with(Settings.NVML_LIBRARY, nvmlLibrary.toString());
         }
         if (stateDir != null) {
-            values.put("state_dir", stateDir.toString());
+            s = s.with(Settings.STATE_DIR, stateDir.toString());
         }
-        return new Config(cfg.file(), new Settings(new Params(values)), cfg.hostgroups(), cfg.checks(), cfg.sections());
+        return s == plan.settings() ? plan : plan.withSettings(s);
     }
 }

@@ -9,17 +9,17 @@ import dev.nhc.checks.gpu.capture.NvidiaSmiQParser;
 import dev.nhc.checks.gpu.xid.PciToGpu;
 import dev.nhc.checks.gpu.xid.XidEvent;
 import dev.nhc.engine.config.CheckConfig;
-import dev.nhc.engine.config.Config;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.checks.kernel.KernelLogCapture;
 import dev.nhc.engine.config.HostSelector;
-import dev.nhc.model.CheckResult;
-import dev.nhc.model.Severity;
-import dev.nhc.model.Verdict;
-import dev.nhc.probe.Params;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.plan.PlannedCheck;
 import dev.nhc.engine.report.JsonReport;
 import dev.nhc.engine.report.TextReport;
+import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.engine.run.RunRequest;
-import dev.nhc.engine.run.Runner;
+import dev.nhc.model.CheckResult;
+import dev.nhc.model.Verdict;
+import dev.nhc.probe.Tags;
 import dev.nhc.engine.state.StateStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -50,11 +50,6 @@ import java.util.concurrent.Callable;
         footer = {"  nhc replay -c /etc/nhc/nhc.yaml --nvidia-smi-q ticket-4711.txt",
                 "  nhc replay -c nhc.yaml --nvidia-smi-q smi-q.txt --nvidia-smi-q nvlink-status.txt --json"})
 final class ReplayCommand implements Callable<Integer> {
-
-    /** The probes each kind of capture can feed. */
-    static final Set<String> NVIDIA_SMI = Set.of("gpu.inventory", "gpu.ecc", "gpu.memory-repair", "gpu.pcie", "gpu.nvlink",
-            "gpu.thermal", "gpu.power");
-    static final Set<String> KERNEL_LOG = Set.of("gpu.xid", "kernel.log");
 
     @Mixin
     ConfigOption config = new ConfigOption();
@@ -88,9 +83,8 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ConfigLoader loader = ConfigLoader.standard();
-        Config cfg = config.load(loader, System.err);
-        if (cfg == null) {
+        Plan plan = config.load(Wiring.loader(), System.err);
+        if (plan == null) {
             return ExitCodes.INVALID;
         }
         if (captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null) {
@@ -134,28 +128,33 @@ final class ReplayCommand implements Callable<Integer> {
         }
         String node = hostname != null ? hostname : "replay";
 
+        // Which checks the captures feed: a probe says what it reads by its tags.
+        Set<String> fed = new LinkedHashSet<>();
+        if (capture != null) {
+            fed.add(Tags.NVML);
+        }
+        if (kernelLog != null) {
+            fed.add(Tags.KERNEL_LOG);
+        }
+        if (dcgmi != null) {
+            fed.add(Tags.DCGM);
+        }
         // The captured node's checks, as if on that node: host selectors only when --hostname says which node it was.
-        List<CheckConfig> checks = new ArrayList<>();
+        List<PlannedCheck> checks = new ArrayList<>();
         Set<String> replayable = new LinkedHashSet<>();
-        for (CheckConfig c : cfg.checks()) {
-            Params with = c.with();
-            if (kernelLog != null && KERNEL_LOG.contains(c.use())) {
-                // The capture replaces the check's log source; its lines belong to another boot.
-                Map<String, Object> w = new LinkedHashMap<>(with.asMap());
-                w.put("log", kernelLog.toAbsolutePath().toString());
-                w.put("since_boot", false);
-                with = new Params(w);
-            }
-            CheckConfig judged = new CheckConfig(c.name(), c.use(), c.location(), hostname != null ? c.on() : HostSelector.all(), with,
+        for (PlannedCheck p : plan.checks()) {
+            CheckConfig c = p.check();
+            CheckConfig judged = new CheckConfig(c.name(), c.use(), c.location(), hostname != null ? c.on() : HostSelector.all(), c.with(),
                     c.warn(), c.fail(), c.message(), c.remedy(), c.slurmState(), c.forRuns(), c.onUnknown(), c.timeout(), c.every(), c.node());
-            checks.add(judged);
-            boolean fed = (capture != null && NVIDIA_SMI.contains(c.use())) || (kernelLog != null && KERNEL_LOG.contains(c.use()))
-                    || (dcgmi != null && c.use().startsWith("dcgm."));
-            if (fed) {
-                replayable.add(c.name());
+            checks.add(p.withCheck(judged));
+            for (String tag : fed) {
+                if (p.spec().hasTag(tag)) {
+                    replayable.add(c.name());
+                }
             }
         }
-        Config replayed = new Config(cfg.file(), cfg.settings(), cfg.hostgroups(), checks, cfg.sections());
+        Plan replayed = plan.withChecks(checks);
+        PlanExecutor executor = new PlanExecutor(Clock.systemUTC());
 
         Path scratch = null;
         try {
@@ -164,7 +163,6 @@ final class ReplayCommand implements Callable<Integer> {
             Map<String, CheckResult> byName = new LinkedHashMap<>();
             Verdict ran = null;
             if (!replayable.isEmpty()) {
-                Runner runner = new Runner(loader.registry(), loader.evaluator(), Clock.systemUTC());
                 Map<Class<?>, Object> services = new LinkedHashMap<>();
                 services.put(GpuSource.class, capture != null ? new CaptureGpuSource(capture) : CaptureGpuSource.none());
                 if (capture != null) {
@@ -180,17 +178,21 @@ final class ReplayCommand implements Callable<Integer> {
                 if (dcgmi != null) {
                     services.put(DcgmiOutputs.class, dcgmi);
                 }
+                if (kernelLog != null) {
+                    services.put(KernelLogCapture.class, new KernelLogCapture(kernelLog));
+                }
                 RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable).withServices(services);
-                ran = runner.run(req);
+                ran = executor.run(req);
                 ran.checks().forEach(r -> byName.put(r.name(), r));
             }
             List<CheckResult> all = new ArrayList<>();
-            for (CheckConfig c : checks) {
-                CheckResult r = byName.get(c.name());
-                all.add(r != null ? r : CheckResult.skipped(c.name(), c.use(), "replay: no capture holds data for " + c.use()));
+            for (PlannedCheck p : checks) {
+                CheckResult r = byName.get(p.name());
+                all.add(r != null ? r : CheckResult.skipped(p.name(), p.check().use(), p.spec().tags(),
+                        "replay: no capture holds data for " + p.check().use()));
             }
-            Verdict verdict = ran == null ? new Verdict(node, java.time.Instant.now(), 0, all)
-                    : new Verdict(node, ran.started(), ran.durationMs(), all);
+            Verdict verdict = executor.policy().verdict(node, ran == null ? java.time.Instant.now() : ran.started(),
+                    ran == null ? 0 : ran.durationMs(), all);
             List<String> notes = new ArrayList<>();
             if (capture != null) {
                 notes.add("replayed " + capture.source() + " (" + capture.gpus().size() + " GPU"
@@ -208,7 +210,7 @@ final class ReplayCommand implements Callable<Integer> {
                 System.out.print(TextReport.render(verdict, verbose, notes));
             }
             System.out.flush();
-            return verdict.severity() == Severity.FAIL ? ExitCodes.FAIL : ExitCodes.OK;
+            return executor.policy().exitCode(verdict.severity(), false);
         } catch (IOException e) {
             System.err.println("nhc: cannot create a scratch directory for the replay: " + e.getMessage());
             return ExitCodes.INTERNAL;

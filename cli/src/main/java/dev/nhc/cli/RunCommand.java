@@ -2,15 +2,13 @@ package dev.nhc.cli;
 
 import dev.nhc.cli.logging.Logging;
 import dev.nhc.engine.action.VerdictAction;
-import dev.nhc.engine.config.Config;
-import dev.nhc.engine.config.ConfigLoader;
-import dev.nhc.model.Severity;
+import dev.nhc.engine.plan.Plan;
 import dev.nhc.model.Verdict;
 import dev.nhc.engine.report.JsonReport;
 import dev.nhc.engine.report.TextReport;
 import dev.nhc.engine.run.RunLock;
 import dev.nhc.engine.run.RunRequest;
-import dev.nhc.engine.run.Runner;
+import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.engine.state.StateStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,7 +22,6 @@ import java.util.ArrayList;
 
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
@@ -69,13 +66,12 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         boolean slurmMode = slurm || System.getenv("SLURMD_NODENAME") != null;
-        ConfigLoader loader = ConfigLoader.standard();
-        Config cfg = config.load(loader, System.err);
-        if (cfg == null) {
+        Plan plan = config.load(Wiring.loader(), System.err);
+        if (plan == null) {
             return ExitCodes.INVALID;
         }
-        cfg = overrides.apply(cfg);
-        Logging.apply(cfg.settings());
+        plan = overrides.apply(plan);
+        Logging.apply(plan.settings());
         Optional<VerdictAction> action = Optional.empty();
         if (slurmMode) {
             action = ServiceLoader.load(VerdictAction.class).stream().map(ServiceLoader.Provider::get)
@@ -86,14 +82,14 @@ final class RunCommand implements Callable<Integer> {
             }
         }
         for (String name : only) {
-            if (cfg.check(name).isEmpty()) {
+            if (plan.check(name).isEmpty()) {
                 System.err.println("nhc: --only " + name + ": no such check in " + config.file()
-                        + dev.nhc.engine.config.Suggest.didYouMean(name, cfg.checks().stream().map(c -> c.name()).toList()));
+                        + dev.nhc.engine.config.Suggest.didYouMean(name, plan.checks().stream().map(c -> c.name()).toList()));
                 return ExitCodes.INVALID;
             }
         }
         String node = NodeName.resolve(overrides.hostname, slurmMode);
-        Path dir = cfg.settings().stateDir();
+        Path dir = plan.settings().stateDir();
         String[] holder = new String[1];
         Optional<RunLock> lock;
         try {
@@ -108,14 +104,14 @@ final class RunCommand implements Callable<Integer> {
         }
         try (RunLock held = lock.get()) {
             StateStore state = new StateStore(dir);
-            Runner runner = new Runner(loader.registry(), loader.evaluator(), Clock.systemUTC());
-            RunRequest req = RunRequest.of(cfg, node, state).withOnly(new LinkedHashSet<>(only)).withServices(Map.of());
-            Verdict verdict = runner.run(req);
+            PlanExecutor executor = new PlanExecutor(Clock.systemUTC());
+            RunRequest req = RunRequest.of(plan, node, state).withOnly(new LinkedHashSet<>(only));
+            Verdict verdict = executor.run(req);
             List<String> notes = new ArrayList<>(state.warnings());
             boolean forcedFailure = false;
             if (action.isPresent()) {
-                Instant deadline = verdict.started().plus(cfg.settings().deadline());
-                VerdictAction.ActionOutcome outcome = action.get().apply(verdict, cfg, state, node, deadline);
+                Instant deadline = verdict.started().plus(plan.settings().deadline());
+                VerdictAction.ActionOutcome outcome = action.get().apply(verdict, plan, state, node, deadline);
                 notes.addAll(outcome.lines());
                 forcedFailure = outcome.forceFailure();
             }
@@ -130,7 +126,7 @@ final class RunCommand implements Callable<Integer> {
                 System.out.print(TextReport.render(verdict, verbose, notes));
             }
             System.out.flush();
-            return verdict.severity() == Severity.FAIL || forcedFailure ? ExitCodes.FAIL : ExitCodes.OK;
+            return executor.policy().exitCode(verdict.severity(), forcedFailure);
         } catch (IOException e) {
             System.err.println("nhc: cannot release the run lock in " + dir + ": " + e.getMessage());
             return ExitCodes.INTERNAL;

@@ -1,12 +1,14 @@
 package dev.nhc.dstack;
 
 import dev.nhc.model.Severity;
+import dev.nhc.probe.Tags;
 
-import java.util.Locale;
+import java.util.Set;
 
 /**
  * DCGM's health-system bits, so that an nhc finding lands in the same category dstack already shows
- * for DCGM incidents. A check that fits none (disk, memory, scripts) carries 0.
+ * for DCGM incidents. Read from the tags a probe declares ({@link Tags}); a check that fits none
+ * (disk, memory, scripts) carries 0.
  */
 public final class DcgmSystem {
     public static final int NONE = 0;
@@ -26,38 +28,31 @@ public final class DcgmSystem {
     private DcgmSystem() {
     }
 
-    /** The bit for a finding of a check using {@code probe} (e.g. gpu.ecc); only GPU-side probes get one. */
-    public static int of(String probe, Severity severity) {
-        if (probe == null) {
-            return NONE;
-        }
-        String p = probe.toLowerCase(Locale.ROOT);
-        if (!(p.startsWith("gpu") || p.startsWith("dcgm") || p.startsWith("nvswitch") || p.contains("sxid"))) {
-            return NONE;
-        }
-        if (p.contains("sxid") || p.contains("nvswitch") || p.contains("fabric")) {
+    /** The bit for a finding of a check whose probe has {@code tags}; the first health system among them decides. */
+    public static int of(Set<String> tags, Severity severity) {
+        if (tags.contains(Tags.NVSWITCH) || tags.contains(Tags.FABRIC)) {
             return severity == Severity.FAIL ? NVSWITCH_FATAL : NVSWITCH_NONFATAL;
         }
-        if (p.contains("pcie") || p.contains("inventory")) {
-            return PCIE; // a GPU missing from the inventory has usually fallen off the bus
+        if (tags.contains(Tags.PCIE)) {
+            return PCIE;
         }
-        if (p.contains("nvlink")) {
+        if (tags.contains(Tags.NVLINK)) {
             return NVLINK;
         }
-        if (p.contains("ecc") || p.contains("remap") || p.contains("retire") || p.contains("mem")) {
+        if (tags.contains(Tags.MEMORY) && tags.contains(Tags.GPU)) {
             return MEM;
         }
-        if (p.contains("therm") || p.contains("temp") || p.contains("clock")) {
+        if (tags.contains(Tags.THERMAL)) {
             return THERMAL;
         }
-        if (p.contains("power")) {
+        if (tags.contains(Tags.POWER)) {
             return POWER;
         }
-        if (p.contains("inforom")) {
+        if (tags.contains(Tags.INFOROM)) {
             return INFOROM;
         }
-        if (p.contains("xid") || p.contains("driver")) {
-            return DRIVER; // XIDs are the driver's error reports
+        if (tags.contains(Tags.DRIVER)) {
+            return DRIVER;
         }
         return NONE;
     }

@@ -1,6 +1,7 @@
 package dev.nhc.dstack;
 
 import dev.nhc.engine.config.OnUnknown;
+import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
 import dev.nhc.model.Finding;
@@ -21,9 +22,9 @@ import java.util.OptionalInt;
  * is always an object whose health values are only ever 0, 10 or 20.
  */
 public final class HealthMerge {
-    public static final int PASS = 0;
-    public static final int WARN = 10;
-    public static final int FAIL = 20;
+    public static final int PASS = SeverityPolicy.DSTACK_HEALTHY;
+    public static final int WARN = SeverityPolicy.DSTACK_WARNING;
+    public static final int FAIL = SeverityPolicy.DSTACK_FAILURE;
 
     private HealthMerge() {
     }
@@ -90,27 +91,23 @@ public final class HealthMerge {
                     continue;
                 }
                 any = true;
-                OptionalInt gpu = GpuIndex.of(c.probe(), f.entity());
+                OptionalInt gpu = f.entity().gpuIndex();
                 String check = f.check() != null ? f.check() : c.name();
-                out.add(incident(DcgmSystem.of(c.probe(), f.severity()), value(f.severity(), onUnknown),
+                out.add(incident(DcgmSystem.of(c.tags(), f.severity()), value(f.severity(), onUnknown),
                         "nhc: " + check + ": " + f.message(), gpu.isPresent() ? 1 : 0, gpu.orElse(0)));
             }
             if (!any && c.severity() != Severity.PASS) {
                 String why = c.note() != null ? c.note() : c.status().label();
-                out.add(incident(DcgmSystem.of(c.probe(), c.severity()), value(c.severity(), onUnknown),
+                out.add(incident(DcgmSystem.of(c.tags(), c.severity()), value(c.severity(), onUnknown),
                         "nhc: " + c.name() + ": " + why, 0, 0));
             }
         }
         return out;
     }
 
+    /** dstack's health value for a severity: the severity policy's mapping. */
     public static int value(Severity s, OnUnknown onUnknown) {
-        return switch (s) {
-            case PASS -> PASS;
-            case WARN -> WARN;
-            case FAIL -> FAIL;
-            case UNKNOWN -> onUnknown == OnUnknown.FAIL ? FAIL : WARN;
-        };
+        return SeverityPolicy.STANDARD.dstackHealth(s, onUnknown);
     }
 
     /** Why the shim's body would fail dstack's validation, or null when it would pass. */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.jr.ob.JSON;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.nhc.daemon.HostPort;
+import dev.nhc.daemon.JdkHttpServers;
 import dev.nhc.engine.config.OnUnknown;
 import dev.nhc.model.Verdict;
 import org.slf4j.Logger;
@@ -65,15 +67,7 @@ public final class ShimProxy implements AutoCloseable {
      * calls this before creating one. Values set on the command line win.
      */
     static void jdkServerDefaults() {
-        // Without a limit a client that never finishes its headers holds a worker forever.
-        if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
-            System.setProperty("sun.net.httpserver.maxReqTime", "30");
-        }
-        // Without TCP_NODELAY the server sends headers and body as two segments and Nagle holds the
-        // second until the client's delayed ACK: ~40 ms on every keep-alive request.
-        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-            System.setProperty("sun.net.httpserver.nodelay", "true");
-        }
+        JdkHttpServers.defaults();
     }
 
     /** Counters for /metrics. */

@@ -1,6 +1,6 @@
 package dev.nhc.rules;
 
-import dev.nhc.engine.config.CheckConfig;
+import dev.nhc.engine.plan.CompiledRules;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
@@ -18,26 +18,33 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A check's rules ready to run: FAIL rules first, then WARN, then any UNKNOWN defaults; the first
- * clause that holds decides the entity's finding.
+ * A check's rules ready to run: FAIL rules first, then WARN, then UNKNOWN defaults; the first
+ * clause that holds decides the entity's finding. {@code remedy} and {@code slurmState} are the
+ * check's own overrides (null: the rule's).
  */
-final class CompiledCheck {
+final class CompiledCheck implements CompiledRules {
     /** Observations with at most this many fields are attached whole to their finding. */
     private static final int SMALL = 8;
     /** How many values a PASS summary shows. */
     private static final int SUMMARY = 4;
-    private static final String NODE = "node";
 
     private final ProbeSpec spec;
     private final List<Rule> rules;
     private final MessageTemplate template;
+    private final Remedy remedy;
+    private final SlurmState slurmState;
     private final List<FieldSpec> referenced;
     private final Set<String> fieldsRead;
 
-    CompiledCheck(ProbeSpec spec, List<Rule> rules, MessageTemplate template) {
+    CompiledCheck(ProbeSpec spec, List<Rule> rules, MessageTemplate template, Remedy remedy, SlurmState slurmState) {
         this.spec = spec;
-        this.rules = List.copyOf(rules);
+        List<Rule> ordered = new ArrayList<>(rules);
+        // FAIL before WARN before UNKNOWN: the worst rule that holds decides.
+        ordered.sort((a, b) -> Integer.compare(order(a.severity()), order(b.severity())));
+        this.rules = List.copyOf(ordered);
         this.template = template;
+        this.remedy = remedy;
+        this.slurmState = slurmState;
         // By name: hashing the FieldSpec record itself would bootstrap its generated hashCode
         // (ObjectMethods), ~10 ms of every one-shot run on a cold JVM.
         Map<String, FieldSpec> fields = new LinkedHashMap<>();
@@ -54,11 +61,23 @@ final class CompiledCheck {
             if (r.template() != null) {
                 r.template().addFieldNames(read);
             }
+            if (r.remedyField() != null) {
+                read.add(r.remedyField());
+            }
         }
         if (template != null) {
             template.addFieldNames(read);
         }
         this.fieldsRead = Collections.unmodifiableSet(read);
+    }
+
+    private static int order(Severity s) {
+        return switch (s) {
+            case FAIL -> 0;
+            case WARN -> 1;
+            case UNKNOWN -> 2;
+            case PASS -> 3;
+        };
     }
 
     ProbeSpec spec() {
@@ -69,9 +88,18 @@ final class CompiledCheck {
         return rules;
     }
 
-    /** Every field a condition tests or a message prints. */
-    Set<String> fieldsRead() {
+    @Override
+    public Set<String> fieldsRead() {
         return fieldsRead;
+    }
+
+    @Override
+    public List<Finding> judge(List<Observation> observations, String checkName) {
+        List<Finding> out = new ArrayList<>(observations.size());
+        for (Observation o : observations) {
+            out.add(judge(o, checkName));
+        }
+        return out;
     }
 
     /**
@@ -81,13 +109,13 @@ final class CompiledCheck {
      * merely absent means "not supported on this hardware" (NVML's NOT_SUPPORTED), and turning
      * that into UNKNOWN would make every older GPU noisy for a rule it cannot have.
      */
-    Finding judge(Observation observation, CheckConfig check) {
+    Finding judge(Observation observation, String checkName) {
         boolean judged = false;
         for (Rule rule : rules) {
             for (Clause clause : rule.clauses()) {
                 Truth t = clause.test(observation);
                 if (t == Truth.YES) {
-                    return fired(rule, clause, observation, check);
+                    return fired(rule, clause, observation, checkName);
                 }
                 judged |= t == Truth.NO;
             }
@@ -95,36 +123,50 @@ final class CompiledCheck {
         if (!judged && !rules.isEmpty()) {
             List<String> missing = missing(observation);
             if (observation.fields().isEmpty()) {
-                return new Finding(check.name(), observation.entity(), Severity.UNKNOWN,
-                        "field " + missing.get(0) + " not reported for " + observation.entity(), Remedy.NONE, null, Map.of());
+                return new Finding(checkName, observation.entity(), Severity.UNKNOWN,
+                        "field " + missing.get(0) + " not reported for " + observation.entity().label(), Remedy.NONE, null, Map.of());
             }
-            return new Finding(check.name(), observation.entity(), Severity.PASS,
+            return new Finding(checkName, observation.entity(), Severity.PASS,
                     "no rule applies: " + String.join(", ", missing) + " not reported", Remedy.NONE, null, observed(observation, List.of()));
         }
-        return new Finding(check.name(), observation.entity(), Severity.PASS, summary(observation), Remedy.NONE, null,
+        return new Finding(checkName, observation.entity(), Severity.PASS, summary(observation), Remedy.NONE, null,
                 observed(observation, referenced));
     }
 
-    private Finding fired(Rule rule, Clause clause, Observation observation, CheckConfig check) {
+    private Finding fired(Rule rule, Clause clause, Observation observation, String checkName) {
         MessageTemplate t = template != null ? template : rule.template();
-        String message = t != null ? t.render(observation, check.name(), clause) : automatic(observation, clause);
-        Remedy remedy = check.remedy() != null ? check.remedy() : rule.remedy();
+        String message = t != null ? t.render(observation, checkName, clause) : automatic(observation, clause);
+        Remedy r = remedy != null ? remedy : ruleRemedy(rule, observation);
         SlurmState slurm = null;
         if (rule.severity() == Severity.FAIL) {
-            slurm = check.slurmState() != null ? check.slurmState() : rule.slurmState();
+            slurm = slurmState != null ? slurmState : rule.slurmState();
         }
-        List<FieldSpec> named = clause.conditions().stream().map(Condition::field).toList();
-        return new Finding(check.name(), observation.entity(), rule.severity(), message, remedy, slurm, observed(observation, named));
+        List<FieldSpec> named = new ArrayList<>();
+        for (Condition c : clause.conditions()) {
+            named.add(c.field());
+        }
+        return new Finding(checkName, observation.entity(), rule.severity(), message, r, slurm, observed(observation, named));
+    }
+
+    /** The rule's remedy, or the one the observation carries in the rule's remedy field (an XID's recommended action). */
+    private static Remedy ruleRemedy(Rule rule, Observation observation) {
+        if (rule.remedyField() != null && observation.get(rule.remedyField()) instanceof String label) {
+            try {
+                return Remedy.parse(label);
+            } catch (IllegalArgumentException e) {
+                // a probe reporting a label nhc does not know: the rule's own remedy applies
+            }
+        }
+        return rule.remedy() == null ? Remedy.NONE : rule.remedy();
     }
 
     /**
      * "/scratch: used_percent 97.2% > 95%". The entity leads because a Slurm reason carries only
-     * the check and the message; the whole node ("node") goes without saying.
+     * the check and the message; the whole node goes without saying.
      */
     private static String automatic(Observation observation, Clause clause) {
         String what = clause.describe(observation);
-        String entity = observation.entity();
-        return entity == null || entity.isEmpty() || NODE.equals(entity) ? what : entity + ": " + what;
+        return observation.entity().isNode() ? what : observation.entity().label() + ": " + what;
     }
 
     /** The fields that decided, then everything else when the observation is small enough to show whole. */

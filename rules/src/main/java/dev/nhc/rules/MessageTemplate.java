@@ -5,6 +5,7 @@ import dev.nhc.engine.config.Problems;
 import dev.nhc.engine.config.Suggest;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.FieldSpec;
+import dev.nhc.probe.Params;
 import dev.nhc.probe.ProbeSpec;
 
 import java.util.ArrayList;
@@ -15,8 +16,9 @@ import java.util.regex.Pattern;
 /**
  * A finding's message with placeholders: {@code {field}} becomes the observed value with its unit
  * ({@code 97.2%}, {@code 3.1 GiB}), {@code {entity}} the entity, {@code {check}} the check's name,
- * {@code {value}} the value of the first field of the condition that fired. Split into pieces
- * once, at load time. Braces that do not enclose a name are left as they are.
+ * {@code {value}} the value of the first field of the condition that fired, {@code {with.name}}
+ * the check's parameter. Split into pieces once, at load time (parameters are filled in then).
+ * Braces that do not enclose a name are left as they are.
  */
 final class MessageTemplate {
     static final List<String> BUILT_IN = List.of("entity", "check", "value");
@@ -43,7 +45,7 @@ final class MessageTemplate {
     }
 
     /** The template, or null after adding a problem for every unknown placeholder. */
-    static MessageTemplate parse(String source, ProbeSpec spec, Location at, String where, Problems problems) {
+    static MessageTemplate parse(String source, ProbeSpec spec, Params params, Location at, String where, Problems problems) {
         List<Piece> pieces = new ArrayList<>();
         Matcher m = PLACEHOLDER.matcher(source);
         int last = 0;
@@ -54,13 +56,17 @@ final class MessageTemplate {
             }
             String name = m.group(1);
             FieldSpec field = spec.field(name).orElse(null);
-            if (field != null) {
+            if (name.startsWith("with.") && spec.param(name.substring(5)).isPresent()) {
+                Object v = params.raw(name.substring(5));
+                pieces.add(new Text(v == null ? "(not set)" : ParamText.render(v)));
+            } else if (field != null) {
                 pieces.add(new Field(field));
             } else if (BUILT_IN.contains(name)) {
                 pieces.add(new BuiltIn(name));
             } else {
                 List<String> known = new ArrayList<>(BUILT_IN);
                 spec.fields().forEach(f -> known.add(f.name()));
+                spec.params().forEach(p -> known.add("with." + p.name()));
                 problems.add(at, where + ": unknown placeholder '{" + name + "}'" + Suggest.didYouMean(name, known)
                         + " (known: " + String.join(", ", known) + ")");
                 ok = false;
@@ -91,7 +97,7 @@ final class MessageTemplate {
                 out.append(format(f.field(), observation.get(f.field().name())));
             } else if (p instanceof BuiltIn b) {
                 switch (b.name()) {
-                    case "entity" -> out.append(observation.entity());
+                    case "entity" -> out.append(observation.entity().label());
                     case "check" -> out.append(check);
                     default -> {
                         FieldSpec first = fired.conditions().get(0).field();

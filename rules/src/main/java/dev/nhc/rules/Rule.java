@@ -8,10 +8,12 @@ import java.util.List;
 
 /**
  * A compiled {@code warn:}/{@code fail:} value or probe default rule: any of its clauses firing
- * gives {@code severity}. {@code template}, {@code remedy} and {@code slurmState} are the rule's
- * own (a probe default's); null when it has none and the check's or automatic ones apply.
+ * gives {@code severity}. {@code template}, {@code remedy}, {@code slurmState} and
+ * {@code remedyField} are the rule's own (a probe default's); null when it has none and the
+ * check's or automatic ones apply.
  */
-record Rule(Severity severity, List<Clause> clauses, MessageTemplate template, Remedy remedy, SlurmState slurmState) {
+record Rule(Severity severity, List<Clause> clauses, MessageTemplate template, Remedy remedy, SlurmState slurmState,
+            String remedyField) {
 
     Rule {
         clauses = List.copyOf(clauses);

@@ -13,12 +13,14 @@ import dev.nhc.probe.ProbeSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Compiles a check's {@code warn:}/{@code fail:}/{@code message:} and its probe's default rules
  * into a {@link CompiledCheck}. A config's {@code fail:} replaces every default FAIL rule of the
  * probe and {@code warn:} every default WARN rule; {@code fail: none} / {@code warn: none} drop
- * them without a replacement.
+ * them without a replacement. Default rules apply only where their {@code when} parameters match
+ * and every {@code {with.name}} they use is set.
  */
 final class RuleCompiler {
     static final String NONE = "none";
@@ -43,12 +45,12 @@ final class RuleCompiler {
         if (check.message() != null) {
             ConfigNode messageNode = check.node() == null ? null : check.node().get("message");
             Location at = messageNode != null ? messageNode.location() : check.location();
-            template = MessageTemplate.parse(check.message(), spec, at, label + " message", problems);
+            template = MessageTemplate.parse(check.message(), spec, check.with(), at, label + " message", problems);
         }
         if (problems.list().size() > before) {
             return null;
         }
-        return new CompiledCheck(spec, rules, template);
+        return new CompiledCheck(spec, rules, template, check.remedy(), check.slurmState());
     }
 
     private static List<Rule> rulesFor(Severity severity, ConfigNode configured, CheckConfig check, ProbeSpec spec, String label,
@@ -66,9 +68,19 @@ final class RuleCompiler {
         if (configured.isScalar() && NONE.equals(configured.value())) {
             return out;
         }
-        List<Clause> clauses = clauses(configured, spec, label + " " + key, key, problems);
+        String where = label + " " + key;
+        ConfigNode[] substituted = new ConfigNode[1];
+        ParamText.Outcome o = ParamText.substitute(configured, check.with(), spec, where, problems, substituted);
+        if (o == ParamText.Outcome.UNSET) {
+            problems.add(configured.location(), where + ": uses a '{with.…}' parameter this check does not set");
+            return out;
+        }
+        if (o == ParamText.Outcome.INVALID) {
+            return out;
+        }
+        List<Clause> clauses = clauses(substituted[0], spec, where, key, problems);
         if (clauses != null) {
-            out.add(new Rule(severity, clauses, null, null, null));
+            out.add(new Rule(severity, clauses, null, null, null, null));
         }
         return out;
     }
@@ -77,14 +89,68 @@ final class RuleCompiler {
     private static void addDefault(DefaultRule d, CheckConfig check, ProbeSpec spec, Problems problems, List<Rule> out) {
         Problems own = new Problems();
         String where = "probe " + spec.name() + " default " + d.severity().label() + " rule";
-        ConfigNode node = ConfigNode.fromPlain(d.condition(), check.location());
-        List<Clause> clauses = clauses(node, spec, where, d.severity().label(), own);
-        MessageTemplate template = d.message() == null ? null : MessageTemplate.parse(d.message(), spec, check.location(), where + " message", own);
-        if (!own.isEmpty()) {
-            own.list().forEach(p -> problems.add(check.location(), "check '" + check.name() + "': " + p.message() + " (a bug of the probe)"));
+        if (!applies(d, check, spec, where, own)) {
+            report(own, check, problems);
             return;
         }
-        out.add(new Rule(d.severity(), clauses, template, d.remedy(), d.slurmState()));
+        List<Clause> clauses = new ArrayList<>();
+        for (ConfigNode alternative : alternatives(ConfigNode.fromPlain(d.condition(), check.location()))) {
+            ConfigNode[] substituted = new ConfigNode[1];
+            ParamText.Outcome o = ParamText.substitute(alternative, check.with(), spec, where, own, substituted);
+            if (o == ParamText.Outcome.UNSET) {
+                continue; // this alternative needs a parameter the check leaves unset
+            }
+            if (o == ParamText.Outcome.DONE) {
+                List<Clause> c = clauses(substituted[0], spec, where, d.severity().label(), own);
+                if (c != null) {
+                    clauses.addAll(c);
+                }
+            }
+        }
+        if (d.remedyField() != null && spec.field(d.remedyField()).isEmpty()) {
+            own.add(check.location(), where + ": remedy field '" + d.remedyField() + "' is not a field of the probe");
+        }
+        MessageTemplate template = d.message() == null ? null
+                : MessageTemplate.parse(d.message(), spec, check.with(), check.location(), where + " message", own);
+        if (!own.isEmpty()) {
+            report(own, check, problems);
+            return;
+        }
+        if (!clauses.isEmpty()) {
+            out.add(new Rule(d.severity(), clauses, template, d.remedy(), d.slurmState(), d.remedyField()));
+        }
+    }
+
+    private static void report(Problems own, CheckConfig check, Problems problems) {
+        own.list().forEach(p -> problems.add(check.location(), "check '" + check.name() + "': " + p.message() + " (a bug of the probe)"));
+    }
+
+    /** Whether the check's parameters are as the rule's {@code when} needs. */
+    private static boolean applies(DefaultRule d, CheckConfig check, ProbeSpec spec, String where, Problems own) {
+        for (Map.Entry<String, Object> w : d.when().entrySet()) {
+            var p = spec.param(w.getKey());
+            if (p.isEmpty()) {
+                own.add(check.location(), where + ": 'when' names no parameter '" + w.getKey() + "'");
+                return false;
+            }
+            Object actual = p.get().get(check.with());
+            if (!same(actual, w.getValue())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean same(Object a, Object b) {
+        if (a instanceof Number x && b instanceof Number y) {
+            return x.doubleValue() == y.doubleValue();
+        }
+        return Objects.equals(a, b);
+    }
+
+    /** A list of maps is alternatives; a single map is one. */
+    private static List<ConfigNode> alternatives(ConfigNode node) {
+        return node.isList() ? node.items() : List.of(node);
     }
 
     private static List<Clause> clauses(ConfigNode node, ProbeSpec spec, String where, String key, Problems problems) {
@@ -146,7 +212,7 @@ final class RuleCompiler {
 
     private static String fieldList(String name, ProbeSpec spec) {
         if (spec.fields().isEmpty()) {
-            return "; probe " + spec.name() + " reports no fields (it decides its findings itself), so it takes no warn/fail conditions";
+            return "; probe " + spec.name() + " reports no fields, so it takes no warn/fail conditions";
         }
         List<String> names = spec.fields().stream().map(FieldSpec::name).toList();
         return Suggest.didYouMean(name, names) + "; probe " + spec.name() + " reports " + String.join(", ", names);

@@ -154,7 +154,7 @@ class ConfigErrorTest {
                 return ProbeResult.of();
             }
         };
-        ConfigLoader loader = new ConfigLoader(new ProbeRegistry(List.of(broken)), new RulesEvaluator(), List.of());
+        ConfigLoader loader = new ConfigLoader(new ProbeRegistry(List.of(broken)), new RuleEngine(), List.of());
         ConfigException e = assertThrows(ConfigException.class,
                 () -> loader.parse("x.yaml", "nhc: 1\nchecks:\n  - name: t\n    use: test.broken\n", null));
         assertEquals("x.yaml:3:5: check 't': probe test.broken default fail rule: temp: field temp is in °C (C); '5GiB' is not (that is a size)"

@@ -4,7 +4,6 @@ import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.config.ConfigNode;
 import dev.nhc.engine.config.HostSelector;
 import dev.nhc.engine.config.Location;
-import dev.nhc.engine.eval.Evaluator;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
@@ -34,12 +33,12 @@ class EvaluationTest {
     @Test
     void fieldsReadAreThoseTheConditionsTestAndTheMessagesPrint() throws Exception {
         assertEquals(java.util.Set.of("used_percent", "errors", "active"),
-                rules.evaluator.fieldsRead(rules.check(), DiskLikeProbe.SPEC), "the default rules");
+                rules.compile(rules.check()).fieldsRead(), "the default rules");
         assertEquals(java.util.Set.of("temp"),
-                rules.evaluator.fieldsRead(rules.check("fail: { temp: \"> 90C\" }", "warn: none"), DiskLikeProbe.SPEC));
+                rules.compile(rules.check("fail: { temp: \"> 90C\" }", "warn: none")).fieldsRead());
         assertEquals(java.util.Set.of("temp", "power", "free_bytes"),
-                rules.evaluator.fieldsRead(rules.check("fail: { temp: \"> 90C\" }", "warn: { power: \"> 700W\" }",
-                        "message: \"{entity} {free_bytes} {check}\""), DiskLikeProbe.SPEC));
+                rules.compile(rules.check("fail: { temp: \"> 90C\" }", "warn: { power: \"> 700W\" }",
+                        "message: \"{entity} {free_bytes} {check}\"")).fieldsRead());
     }
 
     @Test
@@ -166,7 +165,7 @@ class EvaluationTest {
         assertEquals(Severity.PASS, f.severity());
         assertEquals("ok: used_percent 42%, errors 0/min, active true", f.message());
         assertEquals("c", f.check());
-        assertEquals("/", f.entity());
+        assertEquals("/", f.entity().label());
     }
 
     @Test
@@ -194,45 +193,8 @@ class EvaluationTest {
     }
 
     @Test
-    void oneFindingPerEntityThenTheProbesOwnFindings() throws Exception {
-        CheckConfig c = rules.check("fail: { temp: \"> 90C\" }", "remedy: reset-gpu");
-        Finding lost = new Finding(null, "gpu7", Severity.FAIL, "GPU has fallen off the bus", Remedy.HARDWARE, SlurmState.FAIL, Map.of());
-        Finding slow = Finding.of("gpu6", Severity.WARN, "slow");
-        ProbeResult r = new ProbeResult(List.of(obs("gpu0", "temp", 95L), obs("gpu1", "temp", 50L)), List.of(lost, slow), null);
-        List<Finding> out = rules.evaluator.evaluate(c, DiskLikeProbe.SPEC, r, StateSection.detached("t"));
-        assertEquals(List.of("gpu0", "gpu1", "gpu7", "gpu6"), out.stream().map(Finding::entity).toList());
-        assertEquals(List.of(Severity.FAIL, Severity.PASS, Severity.FAIL, Severity.WARN), out.stream().map(Finding::severity).toList());
-        assertTrue(out.stream().allMatch(f -> "c".equals(f.check())));
-        assertEquals(Remedy.RESET_GPU, out.get(2).remedy(), "the check's remedy overrides a probe's FAIL");
-        assertEquals(SlurmState.FAIL, out.get(2).slurmState(), "slurm_state not set on the check: the probe's stays");
-        assertEquals(Remedy.NONE, out.get(3).remedy(), "WARN findings of the probe are passed as they are");
-        assertEquals("GPU has fallen off the bus", out.get(2).message());
-    }
-
-    @Test
     void nothingObservedAndNothingFoundIsAnEmptyList() throws Exception {
         CheckConfig c = rules.check();
-        assertEquals(List.of(), rules.evaluator.evaluate(c, DiskLikeProbe.SPEC, ProbeResult.of(), StateSection.detached("t")));
-    }
-
-    @Test
-    void aCheckThatSkippedValidationIsCompiledOnFirstUseOrReportedAsUnknown() {
-        Location at = new Location("api", 1, 1);
-        ConfigNode fail = ConfigNode.fromPlain(Map.of("temp", "> 90C"), at);
-        CheckConfig ok = new CheckConfig("api", DiskLikeProbe.NAME, at, HostSelector.all(), Params.empty(), null, fail, null, null, null,
-                1, null, null, null, null);
-        assertEquals(Severity.FAIL, rules.one(ok, obs("gpu0", "temp", 91L)).severity());
-
-        ConfigNode bad = ConfigNode.fromPlain(Map.of("temp", ">> 90"), at);
-        CheckConfig broken = new CheckConfig("api", DiskLikeProbe.NAME, at, HostSelector.all(), Params.empty(), null, bad, null, null, null,
-                1, null, null, null, null);
-        Finding f = rules.one(broken, obs("gpu0", "temp", 91L));
-        assertEquals(Severity.UNKNOWN, f.severity());
-        assertTrue(f.message().startsWith("the check's rules are invalid: api:1:1: check 'api' fail: temp: unknown operator '>>'"), f.message());
-    }
-
-    @Test
-    void theEngineFindsThisEvaluatorThroughServiceLoader() {
-        assertInstanceOf(RulesEvaluator.class, Evaluator.load());
+        assertEquals(List.of(), rules.evaluate(c, StateSection.detached("t")));
     }
 }

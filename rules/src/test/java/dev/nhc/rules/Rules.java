@@ -1,13 +1,17 @@
 package dev.nhc.rules;
 
 import dev.nhc.engine.config.CheckConfig;
-import dev.nhc.engine.config.Config;
+import dev.nhc.engine.config.OnUnknown;
+import dev.nhc.engine.config.Problems;
+import dev.nhc.engine.plan.CompiledRules;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.policy.SeverityPolicy;
+import dev.nhc.model.Entity;
 import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.engine.plan.ProbeRegistry;
-import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.state.StateSection;
 
 import java.util.List;
@@ -20,16 +24,15 @@ final class Rules {
     static final String FILE = "nhc.yaml";
     static final String HEAD = "nhc: 1\nchecks:\n";
 
-    final RulesEvaluator evaluator = new RulesEvaluator();
-    final ConfigLoader loader = new ConfigLoader(new ProbeRegistry(List.of(new DiskLikeProbe())), evaluator, List.of());
+    final ConfigLoader loader = new ConfigLoader(new ProbeRegistry(List.of(new DiskLikeProbe())), new RuleEngine(), List.of());
 
     /** Parses "nhc: 1 / checks:" followed by {@code checks}. */
-    Config load(String checks) throws ConfigException {
+    Plan load(String checks) throws ConfigException {
         return loader.parse(FILE, HEAD + checks, null);
     }
 
     CheckConfig checkYaml(String checks) throws ConfigException {
-        return load(checks).checks().get(0);
+        return load(checks).config().checks().get(0);
     }
 
     /** A single check "c" using the test probe with the given extra lines (each indented by 4). */
@@ -45,8 +48,15 @@ final class Rules {
         return assertThrows(ConfigException.class, () -> load(checks));
     }
 
+    CompiledRules compile(CheckConfig check) {
+        return new RuleEngine().compile(check, DiskLikeProbe.SPEC, new Problems());
+    }
+
+    /** The check's rules, then the severity policy's for: and on_unknown, as the executor applies them. */
     List<Finding> evaluate(CheckConfig check, StateSection memory, Observation... observations) {
-        return evaluator.evaluate(check, DiskLikeProbe.SPEC, new ProbeResult(List.of(observations), List.of(), null), memory);
+        CompiledRules rules = new RuleEngine().compile(check, DiskLikeProbe.SPEC, new Problems());
+        List<Finding> raw = rules.judge(List.of(observations), check.name());
+        return SeverityPolicy.STANDARD.settle(check, raw, memory, OnUnknown.IGNORE);
     }
 
     Finding one(CheckConfig check, Observation o) {
@@ -58,7 +68,7 @@ final class Rules {
     }
 
     static Observation obs(String entity, Object... kv) {
-        Observation.Builder b = Observation.of(entity);
+        Observation.Builder b = Observation.of(entity.equals("node") ? Entity.NODE : Entity.of(Entity.Kind.OTHER, entity));
         for (int i = 0; i < kv.length; i += 2) {
             b.put((String) kv[i], kv[i + 1]);
         }
@@ -66,6 +76,6 @@ final class Rules {
     }
 
     static Observation obs(Map<String, Object> fields) {
-        return new Observation("/", fields);
+        return new Observation(Entity.of(Entity.Kind.MOUNT, "/"), fields);
     }
 }

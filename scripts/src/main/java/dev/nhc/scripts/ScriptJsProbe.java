@@ -144,7 +144,7 @@ public final class ScriptJsProbe implements Probe {
             Map<String, Object> entities = new LinkedHashMap<>();
             for (Observation o : list) {
                 @SuppressWarnings("unchecked")
-                Map<String, Object> fields = (Map<String, Object>) entities.computeIfAbsent(o.entity(), k -> new LinkedHashMap<>());
+                Map<String, Object> fields = (Map<String, Object>) entities.computeIfAbsent(o.entity().label(), k -> new LinkedHashMap<>());
                 fields.putAll(o.fields());
             }
             tree.put(check, entities);

@@ -145,7 +145,7 @@ public final class ScriptProbe implements Probe {
         }
         Severity byExit = severityOfExit(ctx, convention, o.exitCode());
         // the exit code only adds a finding when the JSON findings do not already say as much
-        boolean covered = findings.stream().anyMatch(f -> !byExit.isWorseThan(f.severity()));
+        boolean covered = findings.stream().anyMatch(f -> byExit.ordinal() <= f.severity().ordinal());
         if (byExit != Severity.PASS && !covered) {
             String line = findings.isEmpty() ? o.firstLine() : "";
             String msg = !line.isEmpty() ? ScriptFindings.clip(line)

@@ -1,18 +1,40 @@
 package dev.nhc.slurm;
 
-import dev.nhc.engine.config.ConfigNode;
 import dev.nhc.engine.config.ConfigSection;
-import dev.nhc.engine.config.Problems;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
-import dev.nhc.probe.Params;
 
 import java.time.Duration;
 import java.util.List;
 
-/** The config's {@code slurm:} section: how nhc drives Slurm when it runs as HealthCheckProgram. */
+/** The config's {@code slurm:} section: how nhc drives Slurm. Every value is checked when the config is loaded. */
 public final class SlurmSection implements ConfigSection {
     public static final String KEY = "slurm";
+
+    static final ParamSpec<String> FAILURE_STATE = ParamSpec.choice("failure_state",
+            "the Slurm state for fail findings whose check sets no slurm_state", "drain", "fail").defaultValue("drain");
+    static final ParamSpec<Long> RESUME_AFTER = ParamSpec.integer("resume_after",
+                    "consecutive passing runs before nhc resumes a node it drained itself").defaultValue(1L)
+            .check(n -> n < 1 || n > 1000 ? "must be between 1 and 1000 passing runs, not " + n : null);
+    static final ParamSpec<Double> MAX_DRAINED_FRACTION = ParamSpec.number("max_drained_fraction",
+                    "circuit breaker: never drain a node if more than this share of the nodes would then be drained by nhc").defaultValue(0.5)
+            .check(f -> f > 0 && f <= 1 ? null : "must be above 0 and at most 1 (a share of the nodes), not " + f);
+    static final ParamSpec<String> PARTITION = ParamSpec.text("partition",
+            "count the circuit breaker's nodes in this partition only (default: every node of the cluster)");
+    static final ParamSpec<String> SCONTROL = ParamSpec.text("scontrol",
+            "path of scontrol (default: /usr/bin, /usr/local/bin, /opt/slurm/bin, then PATH)").check(SlurmSection::absolute);
+    static final ParamSpec<String> SINFO = ParamSpec.text("sinfo", "path of sinfo (default: next to scontrol)").check(SlurmSection::absolute);
+    static final ParamSpec<String> SLURM_CONF = ParamSpec.text("slurm_conf",
+            "slurm.conf for scontrol/sinfo when SLURM_CONF is not set (slurmd passes no environment); default /etc/slurm/slurm.conf")
+            .check(SlurmSection::absolute);
+    static final ParamSpec<Duration> COMMAND_TIMEOUT = ParamSpec.duration("command_timeout", "time limit of one scontrol/sinfo call")
+            .defaultValue(Duration.ofSeconds(5))
+            .check(d -> d.isZero() || d.compareTo(Duration.ofSeconds(50)) > 0
+                    ? "must be above 0 and at most 50s (slurmd kills the health check at 60 s), not " + d.toMillis() + " ms" : null);
+    static final ParamSpec<Long> RETRIES = ParamSpec.integer("retries",
+                    "extra attempts of a failed scontrol/sinfo call, always within the run's deadline").defaultValue(2L)
+            .check(n -> n < 0 || n > 10 ? "must be between 0 and 10, not " + n : null);
+    static final ParamSpec<Duration> PENDING_MAX_AGE = ParamSpec.duration("pending_max_age",
+            "a drain that could not reach Slurm is applied on a later run only if it is younger than this").defaultValue(Duration.ofMinutes(30));
 
     @Override
     public String key() {
@@ -21,40 +43,16 @@ public final class SlurmSection implements ConfigSection {
 
     @Override
     public String description() {
-        return "Slurm mode (nhc run --slurm, bin/nhc-slurm): DRAIN/FAIL on fail findings, RESUME what nhc drained";
+        return "Slurm mode (nhc run --slurm, bin/nhc-slurm, or nhc daemon): DRAIN/FAIL on fail findings, RESUME what nhc drained";
     }
 
     @Override
-    public List<ParamSpec> params() {
-        return List.of(
-                ParamSpec.optional("failure_state", ParamType.STRING, "drain",
-                        "drain or fail: the Slurm state for fail findings whose check sets no slurm_state"),
-                ParamSpec.optional("resume_after", ParamType.INTEGER, 1L,
-                        "consecutive passing runs before nhc resumes a node it drained itself"),
-                ParamSpec.optional("max_drained_fraction", ParamType.NUMBER, 0.5,
-                        "circuit breaker: never drain a node if more than this share of the nodes would then be drained by nhc"),
-                ParamSpec.optional("partition", ParamType.STRING, null,
-                        "count the circuit breaker's nodes in this partition only (default: every node of the cluster)"),
-                ParamSpec.optional("scontrol", ParamType.STRING, null,
-                        "path of scontrol (default: /usr/bin, /usr/local/bin, /opt/slurm/bin, then PATH)"),
-                ParamSpec.optional("sinfo", ParamType.STRING, null,
-                        "path of sinfo (default: next to scontrol)"),
-                ParamSpec.optional("slurm_conf", ParamType.STRING, null,
-                        "slurm.conf for scontrol/sinfo when SLURM_CONF is not set (slurmd passes no environment); default /etc/slurm/slurm.conf"),
-                ParamSpec.optional("command_timeout", ParamType.DURATION, Duration.ofSeconds(5),
-                        "time limit of one scontrol/sinfo call"),
-                ParamSpec.optional("retries", ParamType.INTEGER, 2L,
-                        "extra attempts of a failed scontrol/sinfo call, always within the run's deadline"),
-                ParamSpec.optional("pending_max_age", ParamType.DURATION, Duration.ofMinutes(30),
-                        "a drain that could not reach Slurm is applied on a later run only if it is younger than this"));
+    public List<ParamSpec<?>> params() {
+        return List.of(FAILURE_STATE, RESUME_AFTER, MAX_DRAINED_FRACTION, PARTITION, SCONTROL, SINFO, SLURM_CONF, COMMAND_TIMEOUT,
+                RETRIES, PENDING_MAX_AGE);
     }
 
-    @Override
-    public void validate(Params values, ConfigNode node, Problems problems) {
-        // Defaults are always valid, so a problem means the key was written and node is its map.
-        SlurmSettings.invalid(values).forEach((key, why) -> {
-            ConfigNode at = node == null || !node.isMap() ? null : node.get(key);
-            problems.add(at != null ? at.location() : node.location(), "slurm " + key + ": " + why);
-        });
+    private static String absolute(String path) {
+        return path.startsWith("/") ? null : "must be an absolute path (slurmd gives nhc no PATH), not '" + path + "'";
     }
 }

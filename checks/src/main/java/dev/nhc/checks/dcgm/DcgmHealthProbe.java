@@ -126,7 +126,7 @@ public final class DcgmHealthProbe implements Probe {
         Map<String, String> worstLabel = new LinkedHashMap<>();
         for (DcgmHealthReport.Incident i : report.incidents()) {
             Severity s = i.severity();
-            if (!worst.containsKey(i.entity()) || s.isWorseThan(worst.get(i.entity()))) {
+            if (!worst.containsKey(i.entity()) || s.ordinal() > worst.get(i.entity()).ordinal()) {
                 worst.put(i.entity(), s);
                 worstLabel.put(i.entity(), i.health());
             }

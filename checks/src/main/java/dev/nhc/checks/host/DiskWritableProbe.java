@@ -9,7 +9,7 @@ import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
-import dev.nhc.engine.run.Runner;
+import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
@@ -94,7 +94,7 @@ public final class DiskWritableProbe implements Probe {
             Duration since = Duration.ofNanos(start - earlier);
             return result.observe(Observation.of(path).build())
                     .finding(Finding.of(path, Severity.FAIL, path + " did not answer: a write test started "
-                            + Runner.human(since) + " ago is still waiting"))
+                            + PlanExecutor.human(since) + " ago is still waiting"))
                     .build();
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -117,7 +117,7 @@ public final class DiskWritableProbe implements Probe {
         } catch (TimeoutException e) {
             worker.interrupt();
             return result.observe(Observation.of(path).build())
-                    .finding(Finding.of(path, Severity.FAIL, path + " did not answer within " + Runner.human(limit)))
+                    .finding(Finding.of(path, Severity.FAIL, path + " did not answer within " + PlanExecutor.human(limit)))
                     .build();
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof IOException io)) {

@@ -62,7 +62,6 @@ public final class KernelLogProbe implements Probe {
             .param(ParamSpec.optional("patterns", ParamType.ANY, null,
                     "list of {regex, severity: warn|fail, message?, name?}; replaces the defaults (read-only remount and "
                             + "Buffer I/O error fail; soft lockup, hung task, OOM, machine check, filesystem error warn)"))
-            .param(ParamSpec.optional("log", ParamType.STRING, "kmsg", "where to read: kmsg (/dev/kmsg), journal, or a file path"))
             .param(ParamSpec.optional("latch", ParamType.BOOLEAN, Boolean.TRUE, "fail matches keep failing until reboot or nhc clear"))
             .field("matches", Unit.COUNT, "lines this rule matched since the last run (observed for rules that matched or are latched)")
             ).build();

@@ -59,13 +59,19 @@ public final class KernelLogReader {
     private final ProbeState state;
     private long maxLines = DEFAULT_MAX_LINES;
     private boolean sinceBoot = true;
+    private final boolean replay;
     private String journalctl = "journalctl";
     private final LogTimestamps timestamps;
 
     /** {@code source}: "kmsg", "journal" or an absolute file path. */
     public KernelLogReader(ProbeContext ctx, String source) {
         this.ctx = ctx;
-        this.source = source == null || source.isBlank() ? "kmsg" : source;
+        java.util.Optional<KernelLogCapture> capture = ctx.service(KernelLogCapture.class);
+        // A replay's capture replaces the check's own source; its lines belong to another boot.
+        this.source = capture.isPresent() ? capture.get().file().toAbsolutePath().toString()
+                : source == null || source.isBlank() ? "kmsg" : source;
+        this.replay = capture.isPresent();
+        this.sinceBoot = !replay;
         this.state = ctx.state();
         this.timestamps = new LogTimestamps(ZoneId.systemDefault(), ctx.clock().instant());
     }
@@ -77,7 +83,7 @@ public final class KernelLogReader {
 
     /** false: also examine file lines stamped before this boot (replaying an old capture). */
     public KernelLogReader sinceBoot(boolean b) {
-        this.sinceBoot = b;
+        this.sinceBoot = b && !replay;
         return this;
     }
 

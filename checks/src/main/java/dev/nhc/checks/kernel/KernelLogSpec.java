@@ -12,18 +12,34 @@ public final class KernelLogSpec {
     private KernelLogSpec() {
     }
 
+    /** Where a kernel-log probe reads; the daemon's follower watches the same place. */
+    public static final ParamSpec<String> LOG = ParamSpec.text("log",
+            "where to read: kmsg (/dev/kmsg), journal, or a file path such as /var/log/kern.log").defaultValue("kmsg")
+            .check(s -> s.equals("kmsg") || s.equals("journal") || s.startsWith("/") ? null
+                    : "must be kmsg, journal or an absolute file path, not '" + s + "'");
+    public static final ParamSpec<Boolean> SINCE_BOOT = ParamSpec.flag("since_boot",
+            "judge only file lines stamped since this boot; false to replay old captures").defaultValue(true);
+    public static final ParamSpec<Long> MAX_LINES = ParamSpec.integer("max_lines",
+            "new lines examined per run; the rest are counted as skipped").defaultValue(KernelLogReader.DEFAULT_MAX_LINES)
+            .check(n -> n < 1 ? "must be at least 1, not " + n : null);
+    public static final ParamSpec<String> JOURNALCTL = ParamSpec.text("journalctl", "journalctl executable for log: journal")
+            .defaultValue("journalctl");
+
+    /** A reader for this check, as its parameters say. */
+    public static KernelLogReader reader(dev.nhc.probe.ProbeContext ctx) {
+        dev.nhc.probe.Params p = ctx.params();
+        return new KernelLogReader(ctx, LOG.get(p)).maxLines(MAX_LINES.get(p)).sinceBoot(SINCE_BOOT.get(p))
+                .journalctl(JOURNALCTL.get(p));
+    }
+
     /** Adds the reader's keys and fields to a probe's spec. */
     public static ProbeSpec.Builder withReader(ProbeSpec.Builder b) {
         return readerFields(readerParams(b));
     }
 
-    /** The {@code with:} keys of the reader itself (the probe declares {@code log} with its own default). */
+    /** The {@code with:} keys of the reader itself. */
     public static ProbeSpec.Builder readerParams(ProbeSpec.Builder b) {
-        return b.param(ParamSpec.optional("since_boot", ParamType.BOOLEAN, Boolean.TRUE,
-                        "judge only file lines stamped since this boot; false to replay old captures"))
-                .param(ParamSpec.optional("max_lines", ParamType.INTEGER, KernelLogReader.DEFAULT_MAX_LINES,
-                        "new lines examined per run; the rest are counted as skipped"))
-                .param(ParamSpec.optional("journalctl", ParamType.STRING, "journalctl", "journalctl executable for log: journal"));
+        return b.param(LOG).param(SINCE_BOOT).param(MAX_LINES).param(JOURNALCTL);
     }
 
     /** The fields of the "kernel log" entity that say how much was read and what could not be read. */

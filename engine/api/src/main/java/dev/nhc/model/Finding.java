@@ -8,19 +8,34 @@ import java.util.Objects;
 /**
  * One judgement about one entity: the unit that reaches reports, Slurm reasons and dstack incidents.
  * {@code slurmState} is only meaningful for FAIL findings; null means "the config's default".
+ * Findings are made by the rules and the severity policy, never by a probe.
  */
-public record Finding(String check, String entity, Severity severity, String message, Remedy remedy,
+public record Finding(String check, Entity entity, Severity severity, String message, Remedy remedy,
                       SlurmState slurmState, Map<String, Object> observed) {
 
     public Finding {
+        Objects.requireNonNull(entity, "entity");
         Objects.requireNonNull(severity, "severity");
         Objects.requireNonNull(message, "message");
         remedy = remedy == null ? Remedy.NONE : remedy;
         observed = observed == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(observed));
     }
 
+    /** Transition only: removed once every probe only observes. */
+    @Deprecated(forRemoval = true)
+    public Finding(String check, String entity, Severity severity, String message, Remedy remedy, SlurmState slurmState,
+                   Map<String, Object> observed) {
+        this(check, Entity.legacy(entity), severity, message, remedy, slurmState, observed);
+    }
+
+    /** Transition only: removed once every probe only observes. */
+    @Deprecated(forRemoval = true)
     public static Finding of(String entity, Severity severity, String message) {
-        return new Finding(null, entity, severity, message, Remedy.NONE, null, Map.of());
+        return new Finding(null, Entity.legacy(entity), severity, message, Remedy.NONE, null, Map.of());
+    }
+
+    public static Finding of(String check, Entity entity, Severity severity, String message) {
+        return new Finding(check, entity, severity, message, Remedy.NONE, null, Map.of());
     }
 
     public Finding withCheck(String name) {
@@ -29,6 +44,10 @@ public record Finding(String check, String entity, Severity severity, String mes
 
     public Finding withSeverity(Severity s) {
         return new Finding(check, entity, s, message, remedy, slurmState, observed);
+    }
+
+    public Finding withMessage(String m) {
+        return new Finding(check, entity, severity, m, remedy, slurmState, observed);
     }
 
     public Finding withRemedy(Remedy r) {

@@ -8,26 +8,60 @@ import java.util.Map;
  * What a probe read about one entity (a GPU, a mount, the node): named fields whose values are
  * Long, Double, String or Boolean. A field the hardware does not have (NVML's NOT_SUPPORTED) is
  * simply absent, so rules over it are skipped rather than failed.
+ *
+ * <p>{@code problem} is non-null when the probe saw the entity but could not read it (a file it
+ * may not open, a tool that printed nothing it understands): the check then cannot decide for that
+ * entity, which the severity policy turns into UNKNOWN. A probe never decides severity itself.
  */
-public record Observation(String entity, Map<String, Object> fields) {
+public record Observation(Entity entity, Map<String, Object> fields, String problem) {
 
     public Observation {
+        if (entity == null) {
+            throw new IllegalArgumentException("an observation needs an entity");
+        }
         fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
+    }
+
+    public Observation(Entity entity, Map<String, Object> fields) {
+        this(entity, fields, null);
     }
 
     public Object get(String field) {
         return fields.get(field);
     }
 
-    public static Builder of(String entity) {
+    public boolean readable() {
+        return problem == null;
+    }
+
+    /** Transition only: removed once every probe names its entities by kind. */
+    @Deprecated(forRemoval = true)
+    public static Builder of(String label) {
+        return new Builder(Entity.legacy(label));
+    }
+
+    public static Builder of(Entity entity) {
         return new Builder(entity);
     }
 
-    public static final class Builder {
-        private final String entity;
-        private final Map<String, Object> fields = new LinkedHashMap<>();
+    /** The entity is there but could not be read; {@code why} says what could not be read and why. */
+    public static Observation unreadable(Entity entity, String why) {
+        return new Observation(entity, Map.of(), why == null || why.isBlank() ? "could not be read" : why);
+    }
 
-        private Builder(String entity) {
+    /** An observation of this entity with these fields and no problem. */
+    public Observation with(Map<String, Object> more) {
+        Map<String, Object> m = new LinkedHashMap<>(fields);
+        m.putAll(more);
+        return new Observation(entity, m, problem);
+    }
+
+    public static final class Builder {
+        private final Entity entity;
+        private final Map<String, Object> fields = new LinkedHashMap<>();
+        private String problem;
+
+        private Builder(Entity entity) {
             this.entity = entity;
         }
 
@@ -44,8 +78,14 @@ public record Observation(String entity, Map<String, Object> fields) {
             return this;
         }
 
+        /** The entity could not be read (fully); fields put so far are kept for the report. */
+        public Builder problem(String why) {
+            this.problem = why;
+            return this;
+        }
+
         public Observation build() {
-            return new Observation(entity, fields);
+            return new Observation(entity, fields, problem);
         }
     }
 }

@@ -4,21 +4,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** All checks of one run on one node; its severity is the worst finding of any check that ran. */
-public record Verdict(String node, Instant started, long durationMs, List<CheckResult> checks) {
+/**
+ * All checks of one run on one node. {@code severity} is decided by the engine's severity policy
+ * (the worst finding of any check that ran; skipped checks do not count), never recomputed here.
+ */
+public record Verdict(String node, Instant started, long durationMs, List<CheckResult> checks, Severity severity) {
 
     public Verdict {
         checks = List.copyOf(checks);
-    }
-
-    public Severity severity() {
-        Severity s = Severity.PASS;
-        for (CheckResult c : checks) {
-            if (c.status() != CheckStatus.SKIPPED) {
-                s = Severity.worst(s, c.severity());
-            }
-        }
-        return s;
     }
 
     /** Every finding that is not a pass, in check order. */
@@ -34,7 +27,13 @@ public record Verdict(String node, Instant started, long durationMs, List<CheckR
         return out;
     }
 
-    public List<Finding> findings(Severity severity) {
-        return findings().stream().filter(f -> f.severity() == severity).toList();
+    public List<Finding> findings(Severity wanted) {
+        List<Finding> out = new ArrayList<>();
+        for (Finding f : findings()) {
+            if (f.severity() == wanted) {
+                out.add(f);
+            }
+        }
+        return out;
     }
 }

@@ -1,27 +1,36 @@
 package dev.nhc.probe;
 
+import dev.nhc.model.Entity;
+import dev.nhc.units.Unit;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * Everything about a probe that does not need the system: its name, what it takes, what it
- * observes, its default rules. {@code nhc list} prints this, and the config is validated against it.
- * {@code timeoutFails}: whether a probe that does not return in time means FAIL (a hung NVML call
- * means a sick GPU) rather than UNKNOWN. {@code runsLast}: the probe judges other checks' observations
- * (script.js), so the runner starts it after the others and offers them as {@link PriorObservations}.
+ * Everything about a probe that does not need the system: its name, what it is ({@link Tags}),
+ * what kind of entity it reports on, what it takes, what it observes, and its default rules —
+ * the whole of its verdicts. {@code nhc list} prints this, and the config is validated against it.
+ *
+ * <p>{@code timeoutFails}: a probe that does not return in time means FAIL (a hung NVML call means a
+ * sick GPU) rather than UNKNOWN. {@code runsLast}: the probe judges other checks' observations
+ * (script.js), so it is started after the others and offered them as {@link PriorObservations}.
  */
-public record ProbeSpec(String name, String description, String entities, List<ParamSpec> params,
-                        List<FieldSpec> fields, List<DefaultRule> defaultRules, boolean timeoutFails, boolean runsLast) {
+public record ProbeSpec(String name, String description, Set<String> tags, Entity.Kind entityKind, String entities,
+                        List<ParamSpec<?>> params, List<FieldSpec> fields, List<DefaultRule> defaultRules,
+                        boolean timeoutFails, boolean runsLast) {
 
     public ProbeSpec {
+        tags = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(tags));
         params = List.copyOf(params);
         fields = List.copyOf(fields);
         defaultRules = List.copyOf(defaultRules);
     }
 
-    public ProbeSpec(String name, String description, String entities, List<ParamSpec> params,
-                     List<FieldSpec> fields, List<DefaultRule> defaultRules, boolean timeoutFails) {
-        this(name, description, entities, params, fields, defaultRules, timeoutFails, false);
+    public boolean hasTag(String tag) {
+        return tags.contains(tag);
     }
 
     // Loops, not streams: config validation looks fields up for every condition and placeholder of
@@ -35,8 +44,8 @@ public record ProbeSpec(String name, String description, String entities, List<P
         return Optional.empty();
     }
 
-    public Optional<ParamSpec> param(String paramName) {
-        for (ParamSpec p : params) {
+    public Optional<ParamSpec<?>> param(String paramName) {
+        for (ParamSpec<?> p : params) {
             if (p.name().equals(paramName)) {
                 return Optional.of(p);
             }
@@ -51,10 +60,12 @@ public record ProbeSpec(String name, String description, String entities, List<P
     public static final class Builder {
         private final String name;
         private final String description;
+        private final Set<String> tags = new LinkedHashSet<>();
+        private Entity.Kind entityKind = Entity.Kind.NODE;
         private String entities = "node";
-        private final java.util.List<ParamSpec> params = new java.util.ArrayList<>();
-        private final java.util.List<FieldSpec> fields = new java.util.ArrayList<>();
-        private final java.util.List<DefaultRule> rules = new java.util.ArrayList<>();
+        private final List<ParamSpec<?>> params = new ArrayList<>();
+        private final List<FieldSpec> fields = new ArrayList<>();
+        private final List<DefaultRule> rules = new ArrayList<>();
         private boolean timeoutFails;
         private boolean runsLast;
 
@@ -63,18 +74,32 @@ public record ProbeSpec(String name, String description, String entities, List<P
             this.description = description;
         }
 
-        /** What one entity of this probe is, for {@code nhc list} ("one per GPU", "the mount"). */
-        public Builder entities(String e) {
-            this.entities = e;
+        /** What this probe is about ({@link Tags}). */
+        public Builder tags(String... words) {
+            tags.addAll(List.of(words));
             return this;
         }
 
-        public Builder param(ParamSpec p) {
+        /** The kind of entity it reports on, and for {@code nhc list} what one entity is ("one per GPU"). */
+        public Builder entities(Entity.Kind kind, String description) {
+            this.entityKind = kind;
+            this.entities = description;
+            return this;
+        }
+
+        /** Transition only: the untyped form of nhc 0.1. */
+        @Deprecated(forRemoval = true)
+        public Builder entities(String description) {
+            this.entities = description;
+            return this;
+        }
+
+        public Builder param(ParamSpec<?> p) {
             params.add(p);
             return this;
         }
 
-        public Builder field(String fieldName, dev.nhc.units.Unit unit, String fieldDescription) {
+        public Builder field(String fieldName, Unit unit, String fieldDescription) {
             fields.add(new FieldSpec(fieldName, unit, fieldDescription));
             return this;
         }
@@ -95,7 +120,7 @@ public record ProbeSpec(String name, String description, String entities, List<P
         }
 
         public ProbeSpec build() {
-            return new ProbeSpec(name, description, entities, params, fields, rules, timeoutFails, runsLast);
+            return new ProbeSpec(name, description, tags, entityKind, entities, params, fields, rules, timeoutFails, runsLast);
         }
     }
 }

@@ -1,5 +1,9 @@
 package dev.nhc.checks.gpu.nvml;
 
+import com.sun.jna.Native;
+import dev.nhc.checks.gpu.PciBusId;
+
+import java.util.Arrays;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HashMap;
@@ -15,21 +19,26 @@ public final class XidEventWatcher implements AutoCloseable {
     /** How long one wait blocks; also the most a close waits for the thread. */
     static final int WAIT_MS = 500;
 
-    /** {@code gpu} is the GPU's index, -1 when NVML could not say; {@code xid} is -1 when the wait itself failed. */
+    /**
+     * {@code gpu} is the GPU's index, -1 when NVML could not say; {@code pciBusId} its PCI bus id,
+     * null when unknown; {@code xid} is -1 when the wait itself failed.
+     */
     @FunctionalInterface
     public interface Listener {
-        void onXid(int gpu, long xid);
+        void onXid(int gpu, String pciBusId, long xid);
     }
 
     private final long set;
     private final Map<Long, Integer> indexOf;
+    private final Map<Integer, String> pciOf;
     private final Listener listener;
     private final Thread thread;
     private volatile boolean closed;
 
-    private XidEventWatcher(long set, Map<Long, Integer> indexOf, Listener listener) {
+    private XidEventWatcher(long set, Map<Long, Integer> indexOf, Map<Integer, String> pciOf, Listener listener) {
         this.set = set;
         this.indexOf = indexOf;
+        this.pciOf = pciOf;
         this.listener = listener;
         this.thread = new Thread(this::loop, "nvml-xid-events");
         thread.setDaemon(true);
@@ -55,6 +64,7 @@ public final class XidEventWatcher implements AutoCloseable {
         long[] set = new long[1];
         check(NvmlNative.nvmlEventSetCreate(set), lib, "nvmlEventSetCreate");
         Map<Long, Integer> indexOf = new HashMap<>();
+        Map<Integer, String> pciOf = new HashMap<>();
         for (int i = 0; i < count[0]; i++) {
             long[] dev = new long[1];
             if (NvmlNative.nvmlDeviceGetHandleByIndex_v2(i, dev) != NvmlReturn.SUCCESS) {
@@ -63,13 +73,17 @@ public final class XidEventWatcher implements AutoCloseable {
             // NOT_SUPPORTED on some boards: that GPU's XIDs still reach the kernel-log check on schedule.
             if (NvmlNative.nvmlDeviceRegisterEvents(dev[0], NvmlNative.EVENT_TYPE_XID_CRITICAL_ERROR, set[0]) == NvmlReturn.SUCCESS) {
                 indexOf.put(dev[0], i);
+                byte[] pci = new byte[NvmlNative.PCI_INFO_SIZE];
+                if (NvmlNative.nvmlDeviceGetPciInfo_v3(dev[0], pci) == NvmlReturn.SUCCESS) {
+                    pciOf.put(i, PciBusId.normalize(Native.toString(Arrays.copyOfRange(pci, NvmlNative.PCI_INFO_BUS_ID_OFFSET, pci.length))));
+                }
             }
         }
         if (indexOf.isEmpty()) {
             NvmlNative.nvmlEventSetFree(set[0]);
             throw new IllegalStateException("NVML (" + lib + "): no GPU accepts XID event registration");
         }
-        XidEventWatcher w = new XidEventWatcher(set[0], Map.copyOf(indexOf), listener);
+        XidEventWatcher w = new XidEventWatcher(set[0], Map.copyOf(indexOf), Map.copyOf(pciOf), listener);
         w.thread.start();
         return w;
     }
@@ -89,10 +103,10 @@ public final class XidEventWatcher implements AutoCloseable {
             if (rc == NvmlReturn.SUCCESS) {
                 ByteBuffer event = ByteBuffer.wrap(data).order(ByteOrder.nativeOrder());
                 Integer gpu = indexOf.get(event.getLong(0));
-                listener.onXid(gpu == null ? -1 : gpu, event.getLong(16));
+                listener.onXid(gpu == null ? -1 : gpu, gpu == null ? null : pciOf.get(gpu), event.getLong(16));
             } else if (rc != NvmlReturn.TIMEOUT) {
                 // A failing wait (GPU lost, driver gone) is itself news for the GPU checks; then back off.
-                listener.onXid(-1, -1);
+                listener.onXid(-1, null, -1);
                 try {
                     Thread.sleep(1000);
                 } catch (InterruptedException e) {

@@ -42,7 +42,6 @@ public final class GpuXidProbe implements Probe {
                     "NVIDIA XID/SXID errors in the kernel log since the last run; fatal ones stay failing until reboot or nhc clear")
             .entities("one per GPU (by index when the GPU inventory maps its PCI address, else \"GPU at PCI 0000:3b:00.0\"), "
                     + "one per NVSwitch, and \"kernel log\" for the reading itself")
-            .param(ParamSpec.optional("log", ParamType.STRING, "kmsg", "where to read: kmsg (/dev/kmsg), journal, or a file path such as /var/log/kern.log"))
             .param(ParamSpec.optional("fail", ParamType.INTEGER_LIST, null, "XIDs that fail the node (added to the defaults 48 64 74 79 95 119 120 140; application XIDs 13 43 45 at most warn)"))
             .param(ParamSpec.optional("warn", ParamType.INTEGER_LIST, null, "XIDs that only warn (overrides a default fail)"))
             .param(ParamSpec.optional("ignore", ParamType.INTEGER_LIST, null, "XIDs to ignore"))

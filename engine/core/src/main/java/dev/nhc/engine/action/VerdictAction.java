@@ -1,29 +1,40 @@
 package dev.nhc.engine.action;
 
-import dev.nhc.engine.config.Config;
-import dev.nhc.model.Verdict;
+import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.state.StateStore;
+import dev.nhc.model.Verdict;
 
 import java.time.Instant;
+import java.util.List;
 
 /**
  * Maps a verdict to the world after a one-shot run (Slurm's DRAIN/FAIL/RESUME). Found by
  * ServiceLoader and selected by {@link #name()} ({@code nhc run --slurm} selects "slurm"). Called
- * with the node lock held and never for an invalid config. Must finish before {@code deadline}.
+ * with the node's run lock held and never for an invalid config. Must finish before {@code deadline}.
  */
 public interface VerdictAction {
 
     String name();
 
-    ActionOutcome apply(Verdict verdict, Config config, StateStore state, String node, Instant deadline);
+    ActionOutcome apply(Verdict verdict, Plan plan, StateStore state, String node, Instant deadline);
 
     /**
-     * What the action did, for the report and log ({@code lines}), and whether the run must exit 1
-     * even though no finding failed (e.g. the circuit breaker refused to drain).
+     * What the action did: {@code lines} for the report and log, whether the run must exit 1 even
+     * though no finding failed (the circuit breaker refused to drain), and the changes it made
+     * ({@code drain}, {@code fail}, {@code resume}, {@code update_reason}) for metrics.
      */
-    record ActionOutcome(java.util.List<String> lines, boolean forceFailure) {
+    record ActionOutcome(List<String> lines, boolean forceFailure, List<String> changes) {
+        public ActionOutcome {
+            lines = List.copyOf(lines);
+            changes = List.copyOf(changes);
+        }
+
+        public ActionOutcome(List<String> lines, boolean forceFailure) {
+            this(lines, forceFailure, List.of());
+        }
+
         public static ActionOutcome nothing() {
-            return new ActionOutcome(java.util.List.of(), false);
+            return new ActionOutcome(List.of(), false, List.of());
         }
     }
 }

@@ -1,10 +1,12 @@
 package dev.nhc.engine.config;
 
-import dev.nhc.engine.eval.Evaluator;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.SlurmState;
+import dev.nhc.engine.plan.CompiledRules;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.plan.PlannedCheck;
+import dev.nhc.engine.plan.RulesCompiler;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Params;
 import dev.nhc.probe.Probe;
 import dev.nhc.engine.plan.ProbeRegistry;
@@ -22,13 +24,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.regex.Pattern;
 
 /**
- * Reads and validates a config file. Collects every problem (each with file:line:column) before
- * failing, so that one {@code nhc check-config} shows them all. Nothing here touches the system
- * beyond reading the file: an invalid config must lead to no action at all.
+ * Reads and validates a config file and plans it: every check with its probe, its parameters
+ * converted and checked, and its rules compiled (the {@link Plan}). Collects every problem (each
+ * with file:line:column) before failing, so that one {@code nhc check-config} shows them all.
+ * Nothing here touches the system beyond reading the file: an invalid config must lead to no
+ * action at all.
  */
 public final class ConfigLoader {
     private static final List<String> TOP_LEVEL = List.of("nhc", "settings", "hostgroups", "checks");
@@ -37,31 +40,31 @@ public final class ConfigLoader {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
     private final ProbeRegistry registry;
-    private final Evaluator evaluator;
+    private final RulesCompiler rules;
     private final Map<String, ConfigSection> sections;
     private boolean enforceOwnership = true;
 
-    public ConfigLoader(ProbeRegistry registry, Evaluator evaluator, List<ConfigSection> sections) {
+    public ConfigLoader(ProbeRegistry registry, RulesCompiler rules, List<ConfigSection> sections) {
         this.registry = registry;
-        this.evaluator = evaluator;
+        this.rules = rules;
         Map<String, ConfigSection> m = new LinkedHashMap<>();
         sections.forEach(s -> m.put(s.key(), s));
         this.sections = m;
     }
 
-    /** A loader with every probe, the rules engine and every config section found on the class path. */
-    public static ConfigLoader standard() {
+    /** Every config section (an integration's {@code slurm:}, {@code dstack:}) found on the class path. */
+    public static List<ConfigSection> sectionsOnClassPath() {
         List<ConfigSection> found = new ArrayList<>();
-        ServiceLoader.load(ConfigSection.class, ConfigLoader.class.getClassLoader()).forEach(found::add);
-        return new ConfigLoader(ProbeRegistry.load(), Evaluator.load(), found);
+        java.util.ServiceLoader.load(ConfigSection.class, ConfigLoader.class.getClassLoader()).forEach(found::add);
+        return found;
     }
 
     public ProbeRegistry registry() {
         return registry;
     }
 
-    public Evaluator evaluator() {
-        return evaluator;
+    public RulesCompiler rules() {
+        return rules;
     }
 
     public List<ConfigSection> sections() {
@@ -74,7 +77,7 @@ public final class ConfigLoader {
         return this;
     }
 
-    public Config load(Path file) throws ConfigException {
+    public Plan load(Path file) throws ConfigException {
         String name = file.toString();
         Location whole = Location.of(name);
         String text;
@@ -103,7 +106,7 @@ public final class ConfigLoader {
         return parse(name, text, file);
     }
 
-    public Config parse(String fileName, String text, Path file) throws ConfigException {
+    public Plan parse(String fileName, String text, Path file) throws ConfigException {
         ConfigNode root = YamlReader.read(fileName, text);
         Problems problems = new Problems();
         if (!root.isMap()) {
@@ -127,25 +130,22 @@ public final class ConfigLoader {
 
         Params settingsParams = ParamConverter.convert("settings", root.get("settings"), root.location(), Settings.SPEC, problems);
         Settings settings = new Settings(settingsParams);
-        ConfigNode s = root.get("settings");
-        if (settingsParams.has("on_unknown")) {
-            try {
-                settings.onUnknown();
-            } catch (IllegalArgumentException e) {
-                problems.add(s.get("on_unknown").location(), "settings on_unknown: " + e.getMessage());
-            }
-        }
 
         Map<String, List<String>> hostgroups = hostgroups(root.get("hostgroups"), problems);
 
         Map<String, Params> sectionValues = new LinkedHashMap<>();
+        java.util.Set<String> written = new java.util.LinkedHashSet<>();
         for (ConfigSection section : sections.values()) {
             Params values = ParamConverter.convert(section.key(), root.get(section.key()), root.location(), section.params(), problems);
             section.validate(values, root.get(section.key()), problems);
             sectionValues.put(section.key(), values);
+            if (root.get(section.key()) != null) {
+                written.add(section.key());
+            }
         }
 
         List<CheckConfig> checks = new ArrayList<>();
+        List<PlannedCheck> planned = new ArrayList<>();
         ConfigNode checksNode = root.get("checks");
         if (checksNode == null || checksNode.isNull()) {
             problems.add(root.location(), "no 'checks:' list; a config without checks would pass every node");
@@ -163,14 +163,15 @@ public final class ConfigLoader {
                         continue;
                     }
                 }
-                CheckConfig check = check(c, hostgroups, problems);
+                PlannedCheck check = check(c, hostgroups, settings, problems);
                 if (check != null) {
-                    checks.add(check);
+                    checks.add(check.check());
+                    planned.add(check);
                 }
             }
         }
         problems.throwIfAny();
-        return new Config(file, settings, hostgroups, checks, sectionValues);
+        return new Plan(new Config(file, settings, hostgroups, checks, sectionValues, written), planned);
     }
 
     private Map<String, List<String>> hostgroups(ConfigNode node, Problems problems) {
@@ -210,7 +211,7 @@ public final class ConfigLoader {
         return patterns;
     }
 
-    private CheckConfig check(ConfigNode c, Map<String, List<String>> hostgroups, Problems problems) {
+    private PlannedCheck check(ConfigNode c, Map<String, List<String>> hostgroups, Settings settings, Problems problems) {
         if (!c.isMap()) {
             problems.add(c.location(), "each check must be a map with at least 'name:' and 'use:', not " + c.describeKind());
             return null;
@@ -279,8 +280,11 @@ public final class ConfigLoader {
         }
         CheckConfig check = new CheckConfig(name, use, c.location(), on, with, c.get("warn"), c.get("fail"), message, remedy,
                 slurmState, forRuns, onUnknown, timeout, every, c);
-        evaluator.validate(check, probe.spec(), problems);
-        return problems.size() > before ? null : check;
+        CompiledRules compiled = rules.compile(check, probe.spec(), problems);
+        if (compiled == null || problems.size() > before) {
+            return null;
+        }
+        return new PlannedCheck(check, probe, compiled, check.timeoutOr(settings.checkTimeout()), every);
     }
 
     private static String scalarText(ConfigNode c, String key, Problems problems) {
@@ -341,22 +345,22 @@ public final class ConfigLoader {
     }
 
     /** The ParamSpec list of check-level keys, for {@code nhc list} and documentation. */
-    public static List<ParamSpec> checkKeys() {
+    public static List<ParamSpec<?>> checkKeys() {
         return List.of(
-                ParamSpec.required("name", ParamType.STRING, "unique name of the check, used in reports and Slurm reasons"),
-                ParamSpec.required("use", ParamType.STRING, "the probe to run (nhc list)"),
-                ParamSpec.optional("on", ParamType.STRING_LIST, null, "host patterns or hostgroups this check applies to"),
-                ParamSpec.optional("with", ParamType.MAP, null, "the probe's parameters"),
-                ParamSpec.optional("warn", ParamType.ANY, null, "conditions for WARN (replace the probe's default warn rules)"),
-                ParamSpec.optional("fail", ParamType.ANY, null, "conditions for FAIL (replace the probe's default fail rules)"),
-                ParamSpec.optional("message", ParamType.STRING, null, "message template, {field} is replaced by the observed value"),
-                ParamSpec.optional("remedy", ParamType.STRING, null, "none, restart-app, reset-gpu, reboot or hardware"),
-                ParamSpec.optional("slurm_state", ParamType.STRING, null, "drain or fail: the Slurm state a FAIL asks for"),
-                ParamSpec.optional("for", ParamType.INTEGER, 1L, "a finding counts only after this many consecutive runs"),
-                ParamSpec.optional("on_unknown", ParamType.STRING, null, "ignore, warn or fail (overrides settings.on_unknown)"),
-                ParamSpec.optional("timeout", ParamType.DURATION, null, "time limit of this check (default settings.check_timeout)"),
-                ParamSpec.optional("every", ParamType.DURATION, null, "run only when this much time has passed since the last run"),
-                ParamSpec.optional("enabled", ParamType.BOOLEAN, true, "false keeps the check in the file but does not run it"));
+                ParamSpec.text("name", "unique name of the check, used in reports and Slurm reasons").required(),
+                ParamSpec.text("use", "the probe to run (nhc list)").required(),
+                ParamSpec.texts("on", "host patterns or hostgroups this check applies to"),
+                ParamSpec.map("with", "the probe's parameters"),
+                ParamSpec.any("warn", "conditions for WARN (replace the probe's default warn rules)"),
+                ParamSpec.any("fail", "conditions for FAIL (replace the probe's default fail rules)"),
+                ParamSpec.text("message", "message template: {field} is the observed value, {with.name} a parameter"),
+                ParamSpec.choice("remedy", "what to do about a finding", "none", "restart-app", "reset-gpu", "reboot", "hardware"),
+                ParamSpec.choice("slurm_state", "the Slurm state a FAIL asks for", "drain", "fail"),
+                ParamSpec.integer("for", "a finding counts only after this many consecutive runs").defaultValue(1L),
+                ParamSpec.choice("on_unknown", "overrides settings.on_unknown", "ignore", "warn", "fail"),
+                ParamSpec.duration("timeout", "time limit of this check (default settings.check_timeout)"),
+                ParamSpec.duration("every", "run only when this much time has passed since the last run"),
+                ParamSpec.flag("enabled", "false keeps the check in the file but does not run it").defaultValue(true));
     }
 
 }

@@ -13,7 +13,7 @@ public interface ConfigSection {
 
     String description();
 
-    List<ParamSpec> params();
+    List<ParamSpec<?>> params();
 
     /**
      * Checks the converted values beyond their types (ranges, allowed words), so that a bad value is

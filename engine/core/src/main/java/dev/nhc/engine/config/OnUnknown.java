@@ -1,21 +1,8 @@
 package dev.nhc.engine.config;
 
-import dev.nhc.model.Severity;
-
-/** What an UNKNOWN finding (the check could not decide) counts as. Default: no opinion. */
+/** The {@code on_unknown} setting: what an UNKNOWN finding (the check could not decide) counts as. The severity policy applies it. */
 public enum OnUnknown {
     IGNORE, WARN, FAIL;
-
-    public Severity apply(Severity s) {
-        if (s != Severity.UNKNOWN) {
-            return s;
-        }
-        return switch (this) {
-            case IGNORE -> Severity.UNKNOWN;
-            case WARN -> Severity.WARN;
-            case FAIL -> Severity.FAIL;
-        };
-    }
 
     public static OnUnknown parse(String text) {
         for (OnUnknown o : values()) {

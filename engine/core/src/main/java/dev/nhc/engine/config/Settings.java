@@ -1,59 +1,59 @@
 package dev.nhc.engine.config;
 
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Params;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-/** The config's {@code settings:} section. Every key is declared in {@link #SPEC} with its type and default. */
+/** The config's {@code settings:} section. Every key is declared here with its type and default. */
 public record Settings(Params values) {
 
-    public static final List<ParamSpec> SPEC = List.of(
-            ParamSpec.optional("deadline", ParamType.DURATION, Duration.ofSeconds(45),
-                    "the whole run ends within this; keep it below slurmd's 60 s kill"),
-            ParamSpec.optional("check_timeout", ParamType.DURATION, Duration.ofSeconds(10),
-                    "default time limit of one check; a check that takes longer is abandoned"),
-            ParamSpec.optional("state_dir", ParamType.STRING, null,
-                    "where state survives between runs (default /var/lib/nhc as root, else ~/.local/state/nhc)"),
-            ParamSpec.optional("on_unknown", ParamType.STRING, "ignore",
-                    "what a check that could not decide counts as: ignore, warn or fail"),
-            ParamSpec.optional("root", ParamType.STRING, "/",
-                    "system root under which /proc, /sys and /dev are read (for tests and containers)"),
-            ParamSpec.optional("interval", ParamType.DURATION, Duration.ofSeconds(60),
-                    "nhc daemon: how often a check without 'every:' runs"),
-            ParamSpec.optional("nvml_library", ParamType.STRING, null,
-                    "path of libnvidia-ml.so.1 (default: the system's)"),
-            ParamSpec.optional("dcgmi", ParamType.STRING, null, "path of dcgmi (default: found on PATH, /usr/bin)"),
-            ParamSpec.optional("log_file", ParamType.STRING, null, "also log to this file (Slurm mode logs to syslog-like files)"),
-            ParamSpec.optional("log_level", ParamType.STRING, "warn", "error, warn, info or debug")
-    );
+    public static final ParamSpec<Duration> DEADLINE = ParamSpec.duration("deadline",
+            "the whole run ends within this; keep it below slurmd's 60 s kill").defaultValue(Duration.ofSeconds(45));
+    public static final ParamSpec<Duration> CHECK_TIMEOUT = ParamSpec.duration("check_timeout",
+            "default time limit of one check; a check that takes longer is abandoned").defaultValue(Duration.ofSeconds(10));
+    public static final ParamSpec<String> STATE_DIR = ParamSpec.text("state_dir",
+            "where state survives between runs (default /var/lib/nhc as root, else ~/.local/state/nhc)");
+    public static final ParamSpec<String> ON_UNKNOWN = ParamSpec.choice("on_unknown",
+            "what a check that could not decide counts as", "ignore", "warn", "fail").defaultValue("ignore");
+    public static final ParamSpec<String> ROOT = ParamSpec.text("root",
+            "system root under which /proc, /sys and /dev are read (for tests and containers)").defaultValue("/");
+    public static final ParamSpec<Duration> INTERVAL = ParamSpec.duration("interval",
+            "nhc daemon: how often a check without 'every:' runs").defaultValue(Duration.ofSeconds(60));
+    public static final ParamSpec<String> NVML_LIBRARY = ParamSpec.text("nvml_library", "path of libnvidia-ml.so.1 (default: the system's)");
+    public static final ParamSpec<String> DCGMI = ParamSpec.text("dcgmi", "path of dcgmi (default: found on PATH, /usr/bin)");
+    public static final ParamSpec<String> LOG_FILE = ParamSpec.text("log_file", "also log to this file");
+    public static final ParamSpec<String> LOG_LEVEL = ParamSpec.choice("log_level", "how much nhc logs",
+            "error", "warn", "info", "debug").defaultValue("warn");
+
+    public static final List<ParamSpec<?>> SPEC = List.of(DEADLINE, CHECK_TIMEOUT, STATE_DIR, ON_UNKNOWN, ROOT, INTERVAL,
+            NVML_LIBRARY, DCGMI, LOG_FILE, LOG_LEVEL);
 
     public Duration deadline() {
-        return values.duration("deadline");
+        return DEADLINE.get(values);
     }
 
     public Duration checkTimeout() {
-        return values.duration("check_timeout");
+        return CHECK_TIMEOUT.get(values);
     }
 
     public OnUnknown onUnknown() {
-        return OnUnknown.parse(values.string("on_unknown"));
+        return OnUnknown.parse(ON_UNKNOWN.get(values));
     }
 
     public Path root() {
-        return Path.of(values.string("root"));
+        return Path.of(ROOT.get(values));
     }
 
     public Duration interval() {
-        return values.duration("interval");
+        return INTERVAL.get(values);
     }
 
     /** The configured state directory, or the default for the current user. */
     public Path stateDir() {
-        String s = values.string("state_dir");
+        String s = STATE_DIR.get(values);
         if (s != null) {
             return Path.of(s);
         }
@@ -64,7 +64,16 @@ public record Settings(Params values) {
         return xdg != null && !xdg.isBlank() ? Path.of(xdg, "nhc") : Path.of(System.getProperty("user.home"), ".local", "state", "nhc");
     }
 
+    public <T> T get(ParamSpec<T> key) {
+        return key.get(values);
+    }
+
     public Object get(String key) {
         return values.raw(key);
+    }
+
+    /** These settings with one value replaced (a command-line override). */
+    public Settings with(ParamSpec<?> key, Object value) {
+        return new Settings(values.with(key.name(), value));
     }
 }

@@ -36,6 +36,7 @@ public final class JsonReport {
             Map<String, Object> cm = new LinkedHashMap<>();
             cm.put("name", c.name());
             cm.put("probe", c.probe());
+            cm.put("tags", List.copyOf(c.tags()));
             cm.put("status", c.status().label());
             cm.put("severity", c.severity().label());
             cm.put("duration_ms", c.durationMs());
@@ -54,7 +55,12 @@ public final class JsonReport {
     public static Map<String, Object> finding(Finding f) {
         Map<String, Object> fm = new LinkedHashMap<>();
         fm.put("check", f.check());
-        fm.put("entity", f.entity());
+        fm.put("entity", f.entity().label());
+        fm.put("entity_kind", f.entity().kind().label());
+        fm.put("entity_id", f.entity().id());
+        if (f.entity().pciBusId() != null) {
+            fm.put("pci_bus_id", f.entity().pciBusId());
+        }
         fm.put("severity", f.severity().label());
         fm.put("message", f.message());
         fm.put("remedy", f.remedy().label());

@@ -43,7 +43,8 @@ public final class TextReport {
         List<Finding> shown = v.findings();
         for (Finding f : shown) {
             // Messages name their entity themselves when it is not the node (they also become Slurm reasons, which carry no entity).
-            String entity = "node".equals(f.entity()) || f.message().startsWith(f.entity()) ? "" : f.entity() + ": ";
+            String label = f.entity().label();
+            String entity = f.entity().isNode() || f.message().startsWith(label) ? "" : label + ": ";
             pad(out, f.severity().label().toUpperCase(Locale.ROOT), 7).append(' ').append(f.check()).append(": ").append(entity).append(f.message());
             if (f.remedy() != Remedy.NONE) {
                 out.append(" [remedy: ").append(f.remedy().label()).append(']');

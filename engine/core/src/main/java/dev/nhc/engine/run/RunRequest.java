@@ -1,18 +1,18 @@
 package dev.nhc.engine.run;
 
-import dev.nhc.engine.config.Config;
+import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.state.StateStore;
 
 import java.util.Map;
 import java.util.Set;
 
 /**
- * One run: which config, on which node, with which state. {@code only} limits the run to these
+ * One run: which plan, on which node, with which state. {@code only} limits the run to these
  * check names (empty: all). {@code services} are handed to probes through ProbeContext#service
  * (e.g. replayed captures). {@code ignoreSchedule}: run checks with {@code every:} even when not due
- * (an admin asking explicitly with --only).
+ * (an admin asking explicitly with --only, or the daemon, which keeps each check's schedule itself).
  */
-public record RunRequest(Config config, String node, StateStore state, Set<String> only,
+public record RunRequest(Plan plan, String node, StateStore state, Set<String> only,
                          Map<Class<?>, Object> services, boolean ignoreSchedule) {
 
     public RunRequest {
@@ -20,15 +20,19 @@ public record RunRequest(Config config, String node, StateStore state, Set<Strin
         services = Map.copyOf(services);
     }
 
-    public static RunRequest of(Config config, String node, StateStore state) {
-        return new RunRequest(config, node, state, Set.of(), Map.of(), false);
+    public static RunRequest of(Plan plan, String node, StateStore state) {
+        return new RunRequest(plan, node, state, Set.of(), Map.of(), false);
     }
 
     public RunRequest withOnly(Set<String> names) {
-        return new RunRequest(config, node, state, names, services, !names.isEmpty() || ignoreSchedule);
+        return new RunRequest(plan, node, state, names, services, !names.isEmpty() || ignoreSchedule);
     }
 
     public RunRequest withServices(Map<Class<?>, Object> s) {
-        return new RunRequest(config, node, state, only, s, ignoreSchedule);
+        return new RunRequest(plan, node, state, only, s, ignoreSchedule);
+    }
+
+    public RunRequest ignoringSchedule() {
+        return new RunRequest(plan, node, state, only, services, true);
     }
 }

@@ -2,7 +2,7 @@ package dev.nhc.engine.config;
 
 import dev.nhc.engine.plan.ProbeRegistry;
 import dev.nhc.probe.ProbeResult;
-import dev.nhc.engine.testing.PassThroughEvaluator;
+import dev.nhc.engine.testing.PassThroughRules;
 import dev.nhc.engine.testing.ScriptedProbe;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +26,7 @@ class ConfigLoaderTest {
     private final ConfigLoader loader = new ConfigLoader(
             new ProbeRegistry(List.of(new ScriptedProbe("disk.usage", false, ctx -> ProbeResult.of()),
                     new ScriptedProbe("gpu.inventory", true, ctx -> ProbeResult.of()))),
-            new PassThroughEvaluator(), List.of()).enforceOwnership(false);
+            new PassThroughRules(), List.of()).enforceOwnership(false);
 
     private Path write(String text) throws IOException {
         Path f = dir.resolve("nhc.yaml");
@@ -44,9 +44,13 @@ class ConfigLoaderTest {
         assertTrue(found, "expected " + line + ":" + column + " '" + fragment + "' in:\n" + e.getMessage());
     }
 
+    private Config configOf(Path file) throws Exception {
+        return loader.load(file).config();
+    }
+
     @Test
     void loadsAValidConfigWithDefaults() throws Exception {
-        Config c = loader.load(write("""
+        Config c = configOf(write("""
                 nhc: 1
                 settings:
                   deadline: 30s
@@ -167,18 +171,18 @@ class ConfigLoaderTest {
     @Test
     void evaluatorProblemsAreReportedWithTheirLocation() throws Exception {
         ConfigException e = invalid("nhc: 1\nchecks:\n  - name: x\n    use: disk.usage\n    fail: invalid\n");
-        assertProblem(e, 5, 11, "test evaluator rejects");
+        assertProblem(e, 5, 11, "test rules reject");
     }
 
     @Test
     void yamlBooleanLookalikesStayText() throws Exception {
-        Config c = loader.load(write("nhc: 1\nchecks:\n  - name: x\n    use: disk.usage\n    with: { mount: no }\n    on: [ \"n*\" ]\n"));
+        Config c = configOf(write("nhc: 1\nchecks:\n  - name: x\n    use: disk.usage\n    with: { mount: no }\n    on: [ \"n*\" ]\n"));
         assertEquals("no", c.check("x").orElseThrow().with().string("mount"));
     }
 
     @Test
     void disabledChecksAreDropped() throws Exception {
-        Config c = loader.load(write("nhc: 1\nchecks:\n  - { name: x, use: disk.usage, enabled: false }\n  - { name: y, use: disk.usage }\n"));
+        Config c = configOf(write("nhc: 1\nchecks:\n  - { name: x, use: disk.usage, enabled: false }\n  - { name: y, use: disk.usage }\n"));
         assertEquals(List.of("y"), c.checks().stream().map(CheckConfig::name).toList());
     }
 
@@ -201,7 +205,7 @@ class ConfigLoaderTest {
     @Test
     void asRootAConfigWritableByOthersIsRefused() throws Exception {
         assumeTrue(Ownership.runningAsRoot(), "ownership rules apply only when nhc runs as root");
-        ConfigLoader strict = new ConfigLoader(loader.registry(), loader.evaluator(), List.of());
+        ConfigLoader strict = new ConfigLoader(loader.registry(), loader.rules(), List.of());
         Path f = write("nhc: 1\nchecks:\n  - { name: y, use: disk.usage }\n");
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
         Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));

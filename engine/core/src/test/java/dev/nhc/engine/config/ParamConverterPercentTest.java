@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ParamConverterPercentTest {
-    private static final List<ParamSpec> SPECS = List.of(ParamSpec.optional("tolerance", ParamType.PERCENT, 5.0, "how far off"));
+    private static final List<ParamSpec<?>> SPECS = List.of(ParamSpec.percent("tolerance", "how far off").defaultValue(5.0));
 
     private static Params convert(String yaml, Problems problems) throws ConfigException {
         ConfigNode node = YamlReader.read("t.yaml", yaml);

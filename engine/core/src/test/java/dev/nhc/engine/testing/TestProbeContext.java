@@ -33,6 +33,24 @@ public final class TestProbeContext implements ProbeContext {
         this.root = root;
     }
 
+    /**
+     * The check's {@code with:} as the config loader converts it for this probe, from YAML text such as
+     * {@code "{ name: sshd, state: absent }"}: typed values and defaults, and a config error fails the test.
+     */
+    public TestProbeContext with(dev.nhc.probe.ProbeSpec spec, String yaml) {
+        try {
+            dev.nhc.engine.config.Problems problems = new dev.nhc.engine.config.Problems();
+            dev.nhc.engine.config.ConfigNode node = dev.nhc.engine.config.YamlReader.read("with.yaml", yaml);
+            this.params = dev.nhc.engine.config.ParamConverter.convert("with:", node, node.location(), spec.params(), problems);
+            if (!problems.isEmpty()) {
+                throw new AssertionError("invalid with: " + problems.list());
+            }
+        } catch (dev.nhc.engine.config.ConfigException e) {
+            throw new AssertionError("invalid with: " + e.problems(), e);
+        }
+        return this;
+    }
+
     public TestProbeContext params(Map<String, Object> values) {
         this.params = new Params(new LinkedHashMap<>(values));
         return this;

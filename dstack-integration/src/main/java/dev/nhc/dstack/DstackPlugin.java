@@ -1,0 +1,103 @@
+package dev.nhc.dstack;
+
+import dev.nhc.daemon.DaemonContext;
+import dev.nhc.daemon.DaemonPlugin;
+import dev.nhc.daemon.MetricsOut;
+import dev.nhc.engine.plan.Plan;
+
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * dstack's part of {@code nhc daemon}, wanted when the config has a {@code dstack:} section: the
+ * shim health proxy in front of dstack-shim, answering dstack's health poll from the daemon's
+ * latest verdict, and dstack's project/fleet labels on every metric.
+ */
+public final class DstackPlugin implements DaemonPlugin {
+    private final ShimProxy.Stats stats = new ShimProxy.Stats();
+    private DaemonContext daemon;
+    private DstackSettings settings;
+    private ShimProxy proxy;
+
+    @Override
+    public String name() {
+        return "dstack proxy";
+    }
+
+    @Override
+    public boolean wanted(Plan plan) {
+        return plan.config().hasSection(DstackSection.KEY);
+    }
+
+    @Override
+    public void start(DaemonContext d) throws IOException {
+        this.daemon = d;
+        listen(DstackSettings.of(d.plan()));
+    }
+
+    private void listen(DstackSettings s) throws IOException {
+        ShimProxy px = null;
+        if (s.proxy()) {
+            px = new ShimProxy(s.listen(), s.shim(), s.proxyThreads(), s.shimTimeout(), daemon::verdict,
+                    () -> daemon.plan().settings().onUnknown(), stats).start();
+            daemon.log("dstack shim health proxy on " + px.address().getHostString() + ":" + px.address().getPort()
+                    + " in front of dstack-shim on " + s.shim());
+        }
+        proxy = px;
+        settings = s;
+    }
+
+    @Override
+    public void reloaded(Plan plan) throws IOException {
+        DstackSettings s = DstackSettings.of(plan);
+        if (s.equals(settings)) {
+            return;
+        }
+        DstackSettings old = settings;
+        closeProxy();
+        try {
+            listen(s);
+        } catch (IOException e) {
+            listen(old);
+            throw e;
+        }
+    }
+
+    /** Where the proxy listens (port 0 in tests picks a free one); null without a proxy. */
+    public java.net.InetSocketAddress proxyAddress() {
+        ShimProxy p = proxy;
+        return p == null ? null : p.address();
+    }
+
+    @Override
+    public Map<String, String> metricLabels() {
+        DstackSettings s = settings;
+        return s == null ? Map.of() : s.labels();
+    }
+
+    @Override
+    public void metrics(MetricsOut out) {
+        if (proxy == null) {
+            return;
+        }
+        out.counter("nhc_proxy_requests", "requests to the shim health proxy", stats.requests.sum());
+        out.counter("nhc_proxy_upstream_errors", "forwarded requests that got no answer from dstack-shim", stats.upstreamErrors.sum());
+        String help = "health answers given to dstack, by the state of the shim's own answer";
+        out.counter("nhc_proxy_health_answers", help,
+                stats.healthAnswers.sum() - stats.shimDownAnswers.sum() - stats.shimMalformedAnswers.sum(), "shim", "ok");
+        out.counter("nhc_proxy_health_answers", help, stats.shimDownAnswers.sum(), "shim", "down");
+        out.counter("nhc_proxy_health_answers", help, stats.shimMalformedAnswers.sum(), "shim", "malformed");
+    }
+
+    private void closeProxy() {
+        if (proxy != null) {
+            proxy.close();
+            proxy = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        closeProxy();
+    }
+}

@@ -1,0 +1,815 @@
+package dev.nhc.daemon;
+
+import dev.nhc.engine.config.ConfigException;
+import dev.nhc.engine.config.ConfigProblem;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.plan.PlannedCheck;
+import dev.nhc.engine.policy.SeverityPolicy;
+import dev.nhc.engine.report.JsonReport;
+import dev.nhc.engine.report.VerdictJson;
+import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.run.RunLock;
+import dev.nhc.engine.run.RunRequest;
+import dev.nhc.engine.state.StateSection;
+import dev.nhc.engine.state.StateStore;
+import dev.nhc.model.CheckResult;
+import dev.nhc.model.CheckStatus;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Verdict;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code nhc daemon}: every check of the plan on its own schedule ({@code every:}, else
+ * {@code settings.interval}), each run through the one {@link PlanExecutor} on its own thread so
+ * that a slow check never delays another; the latest verdict kept in memory and in the state
+ * store, served on /healthz, /v1/verdict and /metrics and on the verdict socket, and handed to the
+ * plugins (Slurm's action, dstack's proxy) whenever it is rebuilt. SIGHUP reloads the config (an
+ * invalid one is reported and the old one kept), SIGTERM stops cleanly.
+ *
+ * <p>The daemon holds the node's run lock for its whole life: it and its plugins are the only
+ * writers of the state directory and of Slurm's view of the node, and a one-shot run started
+ * meanwhile (slurmd's HealthCheckProgram) steps aside. At start it serves its last verdict from
+ * the state store until its checks have run again.
+ *
+ * <p>A check whose run does not return within its timeout (plus a grace for the executor's own
+ * abandonment) gets the severity policy's timeout finding, and is not started again while that
+ * run is still stuck, so hung native calls cannot pile up threads.
+ */
+public final class Daemon implements DaemonContext, AutoCloseable {
+    static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
+    private static volatile Duration grace = DEFAULT_GRACE;
+    static final String STATE_SECTION = "daemon";
+
+    /** Loads, validates and plans the config file. */
+    @FunctionalInterface
+    public interface PlanSource {
+        Plan load() throws ConfigException;
+    }
+
+    private final PlanSource source;
+    private final PlanExecutor executor;
+    private final SeverityPolicy policy;
+    private final Clock clock;
+    private final String node;
+    private final PrintStream log;
+    private final Map<Class<?>, Object> services;
+    private final ScheduledExecutorService timer;
+    private final ExecutorService workers;
+    /** Plugins are called from this one thread, in order: a verdict never overtakes an older one. */
+    private final ExecutorService actions;
+    private final Instant startedAt;
+    private final AtomicLong stateWriteErrors = new AtomicLong();
+    private final AtomicLong reloads = new AtomicLong();
+    private final AtomicLong reloadFailures = new AtomicLong();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final List<RecheckTrigger> triggers = new CopyOnWriteArrayList<>();
+    private final List<DaemonPlugin> available;
+    private final List<DaemonPlugin> running = new CopyOnWriteArrayList<>();
+
+    private final Object lock = new Object();
+    private volatile Generation current;
+    private volatile Verdict verdict;
+    private volatile String stateProblem;
+    private volatile String reloadProblem;
+    private List<String> lastFindings = List.of();
+    private RunLock runLock;
+    private StatusServer statusServer;
+    private VerdictSocket verdictSocket;
+    private DaemonSettings settings;
+    private ScheduledFuture<?> tick;
+    private boolean closed;
+
+    /** Everything that belongs to one loaded plan; a reload replaces it whole. */
+    private final class Generation {
+        final Plan plan;
+        final StateStore state;
+        final Map<String, Slot> slots = new LinkedHashMap<>();
+        volatile boolean retired;
+
+        Generation(Plan plan, StateStore state) {
+            this.plan = plan;
+            this.state = state;
+            for (PlannedCheck c : plan.checks()) {
+                slots.put(c.name(), new Slot(this, c));
+            }
+        }
+    }
+
+    /** One check's schedule and latest result. */
+    private final class Slot {
+        final Generation gen;
+        final PlannedCheck check;
+        final Duration every;
+        final AtomicInteger inFlight = new AtomicInteger();
+        final AtomicBoolean rerun = new AtomicBoolean();
+        volatile ScheduledFuture<?> next;
+        volatile CheckResult last;
+        volatile Instant finishedAt;
+
+        Slot(Generation gen, PlannedCheck check) {
+            this.gen = gen;
+            this.check = check;
+            this.every = check.interval(gen.plan.settings().interval());
+        }
+    }
+
+    /** How long past a check's timeout the daemon waits for the executor's own abandonment; short in tests. */
+    static void graceForTests(Duration d) {
+        grace = d;
+    }
+
+    /**
+     * @param services what probes get through ProbeContext#service (e.g. the NVML XID event queue)
+     * @param plugins  every plugin on the class path; those the plan wants are started
+     */
+    public Daemon(PlanSource source, PlanExecutor executor, Clock clock, String node, PrintStream log,
+                  Map<Class<?>, Object> services, List<DaemonPlugin> plugins) {
+        this.source = source;
+        this.executor = executor;
+        this.policy = executor.policy();
+        this.clock = clock;
+        this.node = node;
+        this.log = log;
+        this.services = Map.copyOf(services);
+        this.available = List.copyOf(plugins);
+        this.startedAt = clock.instant();
+        AtomicInteger n = new AtomicInteger();
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemonThread(r, "nhc-schedule"));
+        this.workers = Executors.newCachedThreadPool(r -> daemonThread(r, "nhc-check-" + n.incrementAndGet()));
+        this.actions = Executors.newSingleThreadExecutor(r -> daemonThread(r, "nhc-actions"));
+    }
+
+    private static Thread daemonThread(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /**
+     * The cli's entry point for {@code nhc daemon}: loads the config, takes the run lock, starts
+     * checks, endpoints and plugins, reloads on SIGHUP, and returns when the JVM is asked to stop.
+     *
+     * @return the exit code: 0 after a clean stop, 2 when the config is invalid, 3 when nhc cannot run here
+     */
+    public static int run(PlanSource source, PlanExecutor executor, String node, PrintStream err, Map<Class<?>, Object> services,
+                          List<DaemonPlugin> plugins, List<RecheckTrigger> triggers) {
+        Daemon d = new Daemon(source, executor, Clock.systemUTC(), node, err, services, plugins);
+        triggers.forEach(d::addTrigger);
+        try {
+            d.start();
+        } catch (ConfigException e) {
+            err.println(describe(e));
+            d.close();
+            return SeverityPolicy.EXIT_INVALID;
+        } catch (IOException | IllegalArgumentException | IllegalStateException e) {
+            err.println("nhc daemon: " + e.getMessage());
+            d.close();
+            return SeverityPolicy.EXIT_INTERNAL;
+        }
+        d.installSignalHandlers();
+        Runtime.getRuntime().addShutdownHook(new Thread(d::close, "nhc-shutdown"));
+        d.awaitStop();
+        return SeverityPolicy.EXIT_OK;
+    }
+
+    /** SIGHUP reloads. SIGTERM/SIGINT take the JVM's normal path, which runs the shutdown hook. */
+    @SuppressWarnings("removal")
+    public void installSignalHandlers() {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> workers.execute(this::reload));
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            log("cannot handle SIGHUP here (" + e.getMessage() + "); reload by restarting");
+        }
+    }
+
+    /** Adds a trigger before {@link #start()}; it is started with the first plan and closed with the daemon. */
+    public void addTrigger(RecheckTrigger t) {
+        triggers.add(t);
+    }
+
+    public void start() throws ConfigException, IOException {
+        Plan plan = source.load();
+        DaemonSettings ds = DaemonSettings.of(plan);
+        StateStore state = new StateStore(plan.settings().stateDir());
+        synchronized (lock) {
+            runLock = takeRunLock(plan);
+            restoreVerdict(state);
+            startEndpoints(ds);
+            startPlugins(plan);
+            install(plan, state);
+            tick = timer.scheduleWithFixedDelay(this::tick, plan.settings().interval().toMillis(),
+                    plan.settings().interval().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        for (RecheckTrigger t : triggers) {
+            try {
+                t.start(plan, this::recheckTag);
+            } catch (Exception | LinkageError e) {
+                // No events (e.g. no NVML on this host): the checks still run on their schedule.
+                log(t.getClass().getSimpleName() + " not started: " + e.getMessage() + "; its checks run on their schedule only");
+            }
+        }
+        log("started on " + node + " with " + plan.config().file() + " (" + plan.checks().size() + " checks, state in "
+                + plan.settings().stateDir() + "); endpoints on http://" + statusAddress().getHostString() + ":" + statusAddress().getPort()
+                + (verdictSocket != null ? ", verdict socket " + verdictSocket.path() : "")
+                + (running.isEmpty() ? "" : "; plugins: " + String.join(", ", running.stream().map(DaemonPlugin::name).toList())));
+    }
+
+    /**
+     * The node's run lock, held for the daemon's life. A one-shot run holds it for seconds: wait
+     * for that, up to the config's deadline, rather than fail.
+     */
+    private RunLock takeRunLock(Plan plan) throws IOException {
+        Instant until = clock.instant().plus(plan.settings().deadline());
+        String[] holder = new String[1];
+        while (true) {
+            Optional<RunLock> l = RunLock.tryAcquire(plan.settings().stateDir(), holder);
+            if (l.isPresent()) {
+                return l.get();
+            }
+            if (clock.instant().isAfter(until)) {
+                throw new IOException("another nhc holds the run lock in " + plan.settings().stateDir() + " (" + holder[0]
+                        + "); is a daemon already running? Only one may write a node's state");
+            }
+            try {
+                Thread.sleep(200); // a poll of a lock held by another process; nothing here can signal its release
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for the run lock");
+            }
+        }
+    }
+
+    /** Serves the last verdict written before a restart until the checks have run again. */
+    private void restoreVerdict(StateStore state) {
+        VerdictJson.Restored r = VerdictJson.read(state.section(STATE_SECTION).get("verdict"));
+        if (r != null && !r.checks().isEmpty()) {
+            verdict = policy.verdict(node, r.started(), 0, r.checks());
+            lastFindings = fingerprint(verdict);
+            log("serving the verdict of " + r.started() + " (" + verdict.severity().label() + ") until the checks have run again");
+        }
+    }
+
+    /** Loads the config again; on any problem the old config keeps running and the problem is reported. */
+    public boolean reload() {
+        reloads.incrementAndGet();
+        Plan plan;
+        DaemonSettings ds;
+        try {
+            plan = source.load();
+            ds = DaemonSettings.of(plan);
+        } catch (ConfigException e) {
+            return rejectReload(describe(e));
+        } catch (RuntimeException e) {
+            return rejectReload(String.valueOf(e.getMessage()));
+        }
+        synchronized (lock) {
+            if (closed) {
+                return false;
+            }
+            if (!plan.settings().stateDir().equals(current.plan.settings().stateDir())) {
+                return rejectReload("settings.state_dir changed (" + current.plan.settings().stateDir() + " -> "
+                        + plan.settings().stateDir() + "): the daemon holds the run lock of the old one; restart it to move");
+            }
+            if (!ds.equals(settings)) {
+                DaemonSettings old = settings;
+                closeEndpoints();
+                try {
+                    startEndpoints(ds);
+                } catch (IOException e) {
+                    try {
+                        startEndpoints(old);
+                    } catch (IOException again) {
+                        log("could not listen again on the old addresses either: " + again.getMessage());
+                    }
+                    return rejectReload(e.getMessage());
+                }
+            }
+            for (DaemonPlugin p : running) {
+                try {
+                    p.reloaded(plan);
+                } catch (IOException | RuntimeException e) {
+                    log(p.name() + ": " + e.getMessage() + "; it keeps its previous settings");
+                }
+            }
+            install(plan, current.state);
+        }
+        reloadProblem = null;
+        log("reloaded " + plan.config().file() + " (" + plan.checks().size() + " checks)");
+        return true;
+    }
+
+    private boolean rejectReload(String why) {
+        reloadFailures.incrementAndGet();
+        reloadProblem = "config reload rejected, still running the previous config: " + why;
+        log(reloadProblem);
+        return false;
+    }
+
+    private void startEndpoints(DaemonSettings ds) throws IOException {
+        NhcMetrics metrics = new NhcMetrics(this::status, this::pluginLabels, this::pluginMetrics);
+        StatusServer st = new StatusServer(ds.metricsListen(), this::status, metrics, ds.token(), this::recheckAll);
+        VerdictSocket vs = null;
+        if (ds.socket() != null) {
+            try {
+                vs = new VerdictSocket(ds.socket(), this::socketAnswer);
+            } catch (IOException e) {
+                st.close();
+                throw e;
+            }
+        }
+        statusServer = st.start();
+        verdictSocket = vs == null ? null : vs.start();
+        settings = ds;
+    }
+
+    private void closeEndpoints() {
+        if (verdictSocket != null) {
+            verdictSocket.close();
+            verdictSocket = null;
+        }
+        if (statusServer != null) {
+            statusServer.close();
+            statusServer = null;
+        }
+    }
+
+    private void startPlugins(Plan plan) throws IOException {
+        for (DaemonPlugin p : available) {
+            if (p.wanted(plan)) {
+                try {
+                    p.start(this);
+                } catch (IOException | RuntimeException e) {
+                    running.forEach(DaemonPlugin::close);
+                    running.clear();
+                    throw new IOException(p.name() + ": " + e.getMessage(), e);
+                }
+                running.add(p);
+            }
+        }
+    }
+
+    /** Replaces the running generation: old schedules stop, results of checks that kept their name carry over. */
+    private void install(Plan plan, StateStore state) {
+        Generation old = current;
+        Generation gen = new Generation(plan, state);
+        if (old != null) {
+            old.retired = true;
+            for (Slot s : old.slots.values()) {
+                ScheduledFuture<?> f = s.next;
+                if (f != null) {
+                    f.cancel(false);
+                }
+                Slot kept = gen.slots.get(s.check.name());
+                if (kept != null && s.last != null) {
+                    kept.last = s.last;
+                    kept.finishedAt = s.finishedAt;
+                }
+            }
+        }
+        current = gen;
+        if (old != null) {
+            rebuildVerdict(gen);
+        }
+        for (Slot s : gen.slots.values()) {
+            schedule(s, Duration.ZERO);
+        }
+    }
+
+    private void schedule(Slot s, Duration delay) {
+        if (s.gen.retired || timer.isShutdown()) {
+            return;
+        }
+        try {
+            s.next = timer.schedule(() -> launch(s, true), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopping) {
+            // closing
+        }
+    }
+
+    /** Re-runs the checks whose probe has this tag (e.g. "gpu" on an NVML XID event). */
+    public void recheckTag(String tag) {
+        Generation gen = current;
+        if (gen == null) {
+            return;
+        }
+        for (Slot s : gen.slots.values()) {
+            if (s.check.spec().hasTag(tag)) {
+                launch(s, false);
+            }
+        }
+    }
+
+    @Override
+    public void recheckAll() {
+        Generation gen = current;
+        if (gen != null) {
+            gen.slots.values().forEach(s -> launch(s, false));
+        }
+    }
+
+    private void launch(Slot s, boolean scheduled) {
+        if (s.gen.retired || workers.isShutdown()) {
+            return;
+        }
+        if (!s.inFlight.compareAndSet(0, 1)) {
+            // Still running (or stuck past its timeout): never two runs of one check at once.
+            if (scheduled) {
+                schedule(s, s.every);
+                return;
+            }
+            // An event asked for a fresh look: run again as soon as the current run returns. The run
+            // may have returned between the two lines; then this call takes the rerun over itself.
+            s.rerun.set(true);
+            if (!s.inFlight.compareAndSet(0, 1)) {
+                return;
+            }
+            s.rerun.set(false);
+        }
+        Instant start = clock.instant();
+        CompletableFuture<CheckResult> run;
+        try {
+            run = CompletableFuture.supplyAsync(() -> runOnce(s), workers);
+        } catch (RejectedExecutionException stopping) {
+            s.inFlight.set(0);
+            return;
+        }
+        run.whenComplete((r, e) -> {
+            s.inFlight.set(0);
+            if (s.rerun.getAndSet(false)) {
+                launch(s, false);
+            }
+        });
+        // On a copy: orTimeout completes the future it is called on, and the run itself must stay "in flight" until it returns.
+        run.copy().orTimeout(s.check.timeout().plus(grace).toMillis(), TimeUnit.MILLISECONDS)
+                .handle((r, e) -> {
+                    record(s, r != null ? r : failed(s, start, e));
+                    if (scheduled) {
+                        Duration elapsed = Duration.between(start, clock.instant());
+                        schedule(s, s.every.minus(elapsed));
+                    }
+                    return null;
+                });
+    }
+
+    private CheckResult runOnce(Slot s) {
+        RunRequest req = RunRequest.of(s.gen.plan, node, s.gen.state).withOnly(Set.of(s.check.name())).withServices(services)
+                .ignoringSchedule();
+        Verdict v = executor.run(req);
+        for (CheckResult c : v.checks()) {
+            if (c.name().equals(s.check.name())) {
+                return c;
+            }
+        }
+        throw new IllegalStateException("the executor returned no result for check " + s.check.name());
+    }
+
+    private CheckResult failed(Slot s, Instant start, Throwable e) {
+        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        long ms = Duration.between(start, clock.instant()).toMillis();
+        if (cause instanceof TimeoutException) {
+            String why = "did not finish within " + PlanExecutor.human(s.check.timeout()) + " and was abandoned";
+            List<Finding> f = List.of(policy.timedOut(s.check, why));
+            return new CheckResult(s.check.name(), s.check.check().use(), s.check.spec().tags(), CheckStatus.TIMED_OUT,
+                    policy.ofFindings(f), ms, f, List.of(), why);
+        }
+        String why = "could not run: " + (cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName());
+        List<Finding> f = List.of(policy.couldNotRun(s.check, why));
+        return new CheckResult(s.check.name(), s.check.check().use(), s.check.spec().tags(), CheckStatus.ERROR, policy.ofFindings(f), ms,
+                f, List.of(), why);
+    }
+
+    private void record(Slot s, CheckResult result) {
+        if (s.gen.retired) {
+            return; // a run of a config that has since been replaced
+        }
+        s.last = result;
+        s.finishedAt = clock.instant();
+        rebuildVerdict(s.gen);
+    }
+
+    private void rebuildVerdict(Generation gen) {
+        Verdict v;
+        synchronized (gen) {
+            List<CheckResult> results = new ArrayList<>();
+            Instant latest = null;
+            long ms = 0;
+            boolean all = true;
+            for (Slot s : gen.slots.values()) {
+                if (s.last != null) {
+                    results.add(s.last);
+                    ms = Math.max(ms, s.last.durationMs());
+                    if (latest == null || s.finishedAt.isAfter(latest)) {
+                        latest = s.finishedAt;
+                    }
+                } else {
+                    all = false;
+                }
+            }
+            if (gen.retired || current != gen || results.isEmpty()) {
+                return;
+            }
+            if (!all && verdict != null && isRestored()) {
+                // Until every check has run once, a restored verdict is a better answer than a partial one.
+                return;
+            }
+            v = policy.verdict(node, latest, ms, results);
+            verdict = v;
+        }
+        persist(gen);
+        notifyPlugins(v);
+    }
+
+    private boolean isRestored() {
+        Generation gen = current;
+        if (gen == null) {
+            return false;
+        }
+        for (Slot s : gen.slots.values()) {
+            if (s.last != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Every {@code settings.interval}: the plugins see the verdict again (Slurm re-checks a node nhc holds). */
+    private void tick() {
+        Verdict v = verdict;
+        if (v != null) {
+            notifyPlugins(v);
+        }
+    }
+
+    private void notifyPlugins(Verdict v) {
+        if (running.isEmpty()) {
+            return;
+        }
+        try {
+            actions.execute(() -> {
+                List<String> now = fingerprint(v);
+                boolean changed = !now.equals(lastFindings);
+                lastFindings = now;
+                for (DaemonPlugin p : running) {
+                    try {
+                        p.verdict(v, changed);
+                    } catch (RuntimeException e) {
+                        log(p.name() + ": " + e.getMessage());
+                    }
+                }
+            });
+        } catch (RejectedExecutionException stopping) {
+            // closing
+        }
+    }
+
+    /** What "the verdict changed" means to a plugin: any finding that counts, by check, entity, severity and message. */
+    private static List<String> fingerprint(Verdict v) {
+        List<String> out = new ArrayList<>();
+        out.add(v.severity().label());
+        for (Finding f : v.findings()) {
+            out.add(f.check() + "|" + f.entity().label() + "|" + f.severity().label() + "|" + f.message() + "|"
+                    + (f.slurmState() == null ? "" : f.slurmState().label()));
+        }
+        return out;
+    }
+
+    /** A full disk must not take the verdict away: the write failure is reported and the last verdict served. */
+    private void persist(Generation gen) {
+        Verdict v = verdict;
+        if (v == null) {
+            return;
+        }
+        try {
+            synchronized (gen.state) {
+                StateSection section = gen.state.section(STATE_SECTION);
+                section.put("verdict", JsonReport.toMap(v, List.of()));
+                gen.state.flush();
+            }
+            if (stateProblem != null) {
+                log("writing state to " + gen.state.dir() + " works again");
+            }
+            stateProblem = null;
+        } catch (IOException | RuntimeException e) {
+            stateWriteErrors.incrementAndGet();
+            String p = "cannot write state to " + gen.state.dir() + ": " + e.getMessage() + " (still serving the latest verdict from memory)";
+            if (!p.equals(stateProblem)) {
+                log(p);
+            }
+            stateProblem = p;
+        }
+    }
+
+    /** The verdict socket's answer for bin/nhc-slurm, asked with the config file it would run. */
+    private VerdictSocket.Answer socketAnswer(String configFile) {
+        Generation gen = current;
+        Verdict v = verdict;
+        if (gen == null || v == null) {
+            return VerdictSocket.Answer.unavailable("no verdict yet");
+        }
+        String mine = String.valueOf(gen.plan.config().file());
+        if (configFile != null && !configFile.isEmpty() && !sameFile(configFile, mine)) {
+            return VerdictSocket.Answer.unavailable("the daemon runs " + mine + ", not " + configFile);
+        }
+        String stale = stale(gen);
+        if (stale != null) {
+            return VerdictSocket.Answer.unavailable(stale);
+        }
+        List<String> notes = new ArrayList<>();
+        for (DaemonPlugin p : running) {
+            notes.addAll(p.problems());
+        }
+        return VerdictSocket.Answer.of(policy.exitCode(v.severity(), false), v, notes);
+    }
+
+    /** Why the verdict is stale (a check's latest result older than two of its intervals, or none yet), or null. */
+    private String stale(Generation gen) {
+        Instant now = clock.instant();
+        for (Slot s : gen.slots.values()) {
+            Instant at = s.finishedAt;
+            if (at == null) {
+                return "check " + s.check.name() + " has not run yet";
+            }
+            Duration age = Duration.between(at, now);
+            if (age.compareTo(s.every.multipliedBy(2)) > 0) {
+                return "check " + s.check.name() + " last finished " + age.toSeconds() + "s ago, more than two of its intervals";
+            }
+        }
+        return null;
+    }
+
+    private static boolean sameFile(String a, String b) {
+        try {
+            return java.nio.file.Files.isSameFile(java.nio.file.Path.of(a), java.nio.file.Path.of(b));
+        } catch (IOException | RuntimeException e) {
+            return a.equals(b);
+        }
+    }
+
+    @Override
+    public Verdict verdict() {
+        return verdict;
+    }
+
+    @Override
+    public Plan plan() {
+        return current.plan;
+    }
+
+    @Override
+    public String node() {
+        return node;
+    }
+
+    @Override
+    public StateStore state() {
+        return current.state;
+    }
+
+    @Override
+    public void log(String line) {
+        log.println("nhc daemon: " + line);
+    }
+
+    private Map<String, String> pluginLabels() {
+        Map<String, String> out = new LinkedHashMap<>();
+        running.forEach(p -> out.putAll(p.metricLabels()));
+        return out;
+    }
+
+    private void pluginMetrics(MetricsOut out) {
+        for (DaemonPlugin p : running) {
+            try {
+                p.metrics(out);
+            } catch (RuntimeException e) {
+                log(p.name() + ": metrics: " + e.getMessage());
+            }
+        }
+    }
+
+    public DaemonStatus status() {
+        Generation gen = current;
+        Map<String, Instant> finished = new LinkedHashMap<>();
+        if (gen != null) {
+            for (Slot s : gen.slots.values()) {
+                if (s.finishedAt != null) {
+                    finished.put(s.check.name(), s.finishedAt);
+                }
+            }
+        }
+        List<String> problems = new ArrayList<>();
+        if (stateProblem != null) {
+            problems.add(stateProblem);
+        }
+        if (reloadProblem != null) {
+            problems.add(reloadProblem);
+        }
+        for (DaemonPlugin p : running) {
+            problems.addAll(p.problems());
+        }
+        return new DaemonStatus(verdict, finished, startedAt, problems, stateWriteErrors.get(), reloads.get(), reloadFailures.get());
+    }
+
+    /** Where the status endpoints actually listen (port 0 in tests picks a free one). */
+    public java.net.InetSocketAddress statusAddress() {
+        synchronized (lock) {
+            return statusServer == null ? null : statusServer.address();
+        }
+    }
+
+    public void awaitStop() {
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            Generation gen = current;
+            if (gen != null) {
+                gen.retired = true;
+            }
+            if (tick != null) {
+                tick.cancel(false);
+            }
+            timer.shutdownNow();
+            workers.shutdownNow();
+            closeEndpoints();
+        }
+        for (RecheckTrigger t : triggers) {
+            try {
+                t.close();
+            } catch (RuntimeException e) {
+                log("closing " + t.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+        }
+        actions.shutdown();
+        try {
+            actions.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (DaemonPlugin p : running) {
+            try {
+                p.close();
+            } catch (RuntimeException e) {
+                log("closing " + p.name() + ": " + e.getMessage());
+            }
+        }
+        running.clear();
+        if (runLock != null) {
+            try {
+                runLock.close();
+            } catch (IOException e) {
+                log("releasing the run lock: " + e.getMessage());
+            }
+        }
+        stopped.countDown();
+    }
+
+    static String describe(ConfigException e) {
+        StringBuilder b = new StringBuilder();
+        for (ConfigProblem p : e.problems()) {
+            if (b.length() > 0) {
+                b.append("; ");
+            }
+            b.append(p);
+        }
+        return b.length() == 0 ? String.valueOf(e.getMessage()) : b.toString();
+    }
+
+    /** For tests: the plugins that were started. */
+    List<DaemonPlugin> runningPlugins() {
+        return List.copyOf(running);
+    }
+}

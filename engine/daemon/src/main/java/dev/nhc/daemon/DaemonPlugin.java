@@ -1,0 +1,55 @@
+package dev.nhc.daemon;
+
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.model.Verdict;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What an integration plugs into {@code nhc daemon}: dstack contributes its shim health proxy,
+ * Slurm its drain/resume action. Found by ServiceLoader; the daemon starts those whose config
+ * section the plan has ({@link #wanted}), gives them every new verdict, and closes them on stop.
+ * Calls come from one daemon thread at a time, in order.
+ */
+public interface DaemonPlugin extends AutoCloseable {
+
+    /** A short name for logs ("dstack proxy", "slurm"). */
+    String name();
+
+    /** Whether this config asks for the plugin (typically: its section is present). */
+    boolean wanted(Plan plan);
+
+    /** Starts (listens, binds); an exception stops the daemon's start with its message. */
+    void start(DaemonContext daemon) throws IOException;
+
+    /**
+     * The node's verdict was rebuilt (a check's result came in, or the periodic tick of
+     * {@code settings.interval}): {@code changed} says whether any finding differs from the last
+     * call's. Must not block for long: it runs on the daemon's action thread.
+     */
+    default void verdict(Verdict verdict, boolean changed) {
+    }
+
+    /** A new config was accepted (SIGHUP); the plugin adopts its settings, or throws to keep the old one. */
+    default void reloaded(Plan plan) throws IOException {
+    }
+
+    /** This plugin's trouble right now (for /healthz and nhc_daemon_healthy); empty when fine. */
+    default List<String> problems() {
+        return List.of();
+    }
+
+    /** Labels this plugin adds to every metric (dstack's project and fleet). */
+    default Map<String, String> metricLabels() {
+        return Map.of();
+    }
+
+    /** Writes the plugin's own metrics (at scrape time). */
+    default void metrics(MetricsOut out) {
+    }
+
+    @Override
+    void close();
+}

@@ -1,0 +1,199 @@
+package dev.nhc.daemon;
+
+import dev.nhc.engine.report.TextReport;
+import dev.nhc.model.Verdict;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The daemon's verdict for {@code bin/nhc-slurm}, on a UNIX socket only its owner (root) can
+ * reach: slurmd's health check then costs a connect and a read instead of a JVM start. One request
+ * line, {@code verdict CONFIG_FILE}; the answer is {@code ok EXIT} and the report, or
+ * {@code unavailable REASON} (another config, no verdict yet, a stale one), on which the client
+ * runs the one-shot check itself. Each connection gets at most {@link #CLIENT_LIMIT_MS} ms.
+ */
+final class VerdictSocket implements AutoCloseable {
+    static final int CLIENT_LIMIT_MS = 2000;
+    private static final int MAX_REQUEST = 4096;
+
+    /** What the daemon answers. */
+    record Answer(boolean ok, int exitCode, String text) {
+        static Answer unavailable(String why) {
+            return new Answer(false, 0, why.replace('\n', ' '));
+        }
+
+        static Answer of(int exitCode, Verdict verdict, List<String> notes) {
+            return new Answer(true, exitCode, TextReport.render(verdict, false, notes));
+        }
+
+        byte[] bytes() {
+            String head = ok ? "ok " + exitCode + "\n" : "unavailable " + text + "\n";
+            return (ok ? head + text : head).getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    private final Path path;
+    private final ServerSocketChannel server;
+    private final Function<String, Answer> answer;
+    private final ExecutorService handlers;
+    private final ScheduledExecutorService watchdog;
+    private final Thread acceptor;
+    private volatile boolean closed;
+
+    /** Binds {@code path} (its directory is created owner-only; a stale socket there is replaced, anything else refused). */
+    VerdictSocket(Path path, Function<String, Answer> answer) throws IOException {
+        this.path = path;
+        this.answer = answer;
+        Path dir = path.getParent();
+        if (dir != null && !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            if (!"socket".equals(kind(path))) {
+                throw new IOException("daemon.socket " + path + " exists and is not a socket; refusing to replace it");
+            }
+            Files.delete(path); // left behind by a daemon that was killed
+        }
+        ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            s.bind(UnixDomainSocketAddress.of(path));
+            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException e) {
+            s.close();
+            throw new IOException("daemon.socket " + path + ": cannot listen (" + e.getMessage() + ")", e);
+        }
+        this.server = s;
+        this.handlers = new ThreadPoolExecutor(1, 4, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> thread(r, "nhc-socket"));
+        this.watchdog = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> thread(r, "nhc-socket-watchdog"));
+        this.acceptor = thread(this::accept, "nhc-socket-accept");
+    }
+
+    private static String kind(Path p) throws IOException {
+        Object mode = Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        int type = ((Integer) mode) & 0170000;
+        return type == 0140000 ? "socket" : "other";
+    }
+
+    private static Thread thread(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    VerdictSocket start() {
+        acceptor.start();
+        return this;
+    }
+
+    Path path() {
+        return path;
+    }
+
+    private void accept() {
+        while (!closed) {
+            SocketChannel c;
+            try {
+                c = server.accept();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (closed) {
+                    return;
+                }
+                continue;
+            }
+            // A client that does not send its line in time is cut off, so it cannot hold a handler.
+            var cutoff = watchdog.schedule(() -> quietly(c), CLIENT_LIMIT_MS, TimeUnit.MILLISECONDS);
+            try {
+                handlers.execute(() -> {
+                    try {
+                        serve(c);
+                    } finally {
+                        cutoff.cancel(false);
+                        quietly(c);
+                    }
+                });
+            } catch (RejectedExecutionException busy) {
+                cutoff.cancel(false);
+                quietly(c); // every handler busy: the client falls back to its own run
+            }
+        }
+    }
+
+    private void serve(SocketChannel c) {
+        try {
+            String request = readLine(c);
+            Answer a;
+            if (request == null || !request.startsWith("verdict")) {
+                a = Answer.unavailable("unknown request; send 'verdict CONFIG_FILE'");
+            } else {
+                a = answer.apply(request.substring("verdict".length()).strip());
+            }
+            ByteBuffer out = ByteBuffer.wrap(a.bytes());
+            while (out.hasRemaining()) {
+                c.write(out);
+            }
+        } catch (IOException | RuntimeException e) {
+            // the client went away or was cut off; it falls back to a run of its own
+        }
+    }
+
+    private static String readLine(SocketChannel c) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(MAX_REQUEST);
+        while (buf.hasRemaining()) {
+            if (c.read(buf) < 0) {
+                break;
+            }
+            for (int i = 0; i < buf.position(); i++) {
+                if (buf.get(i) == '\n') {
+                    return new String(buf.array(), 0, i, StandardCharsets.UTF_8);
+                }
+            }
+        }
+        return buf.position() == 0 ? null : new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8).strip();
+    }
+
+    private static void quietly(SocketChannel c) {
+        try {
+            c.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        handlers.shutdownNow();
+        watchdog.shutdownNow();
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException ignored) {
+            // a stale socket is replaced by the next daemon
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.nhc.slurm;
+
+import dev.nhc.daemon.DaemonContext;
+import dev.nhc.daemon.DaemonPlugin;
+import dev.nhc.daemon.MetricsOut;
+import dev.nhc.engine.action.VerdictAction.ActionOutcome;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.model.SlurmState;
+import dev.nhc.model.Verdict;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Slurm's part of {@code nhc daemon}, wanted when the config has a {@code slurm:} section: the
+ * same {@link SlurmAction} as the one-shot run, applied the moment the verdict changes — a fatal
+ * XID drains the node within a second instead of at the next HealthCheckInterval — and again every
+ * {@code settings.interval} while nhc holds the node or has a change pending (so a node nhc drained
+ * is resumed once healthy, and a drain Slurm missed is retried). A healthy node nhc does not hold
+ * costs slurmctld nothing.
+ */
+public final class SlurmPlugin implements DaemonPlugin {
+    private final SlurmAction action;
+    private final Clock clock;
+    private final Map<String, LongAdder> changes = new ConcurrentHashMap<>();
+    private DaemonContext daemon;
+    private volatile Instant lastApplied = Instant.EPOCH;
+    private volatile boolean breakerOpen;
+    private volatile SlurmState held;
+
+    public SlurmPlugin() {
+        this(new SlurmAction(), Clock.systemUTC());
+    }
+
+    SlurmPlugin(SlurmAction action, Clock clock) {
+        this.action = action;
+        this.clock = clock;
+    }
+
+    @Override
+    public String name() {
+        return "slurm";
+    }
+
+    @Override
+    public boolean wanted(Plan plan) {
+        return plan.config().hasSection(SlurmSection.KEY);
+    }
+
+    @Override
+    public void start(DaemonContext d) {
+        this.daemon = d;
+        held = new Ledger(d.state().section(SlurmSection.KEY), d.node()).ownedState();
+    }
+
+    @Override
+    public void verdict(Verdict verdict, boolean changed) {
+        Plan plan = daemon.plan();
+        Instant now = clock.instant();
+        Ledger ledger = new Ledger(daemon.state().section(SlurmSection.KEY), daemon.node());
+        boolean busy = ledger.ownedReason() != null || ledger.pendingState() != null;
+        boolean due = Duration.between(lastApplied, now).compareTo(plan.settings().interval()) >= 0;
+        if (!changed && !(busy && due)) {
+            return;
+        }
+        lastApplied = now;
+        ActionOutcome out = action.apply(verdict, plan, daemon.state(), daemon.node(), now.plus(plan.settings().deadline()));
+        breakerOpen = out.forceFailure();
+        out.changes().forEach(c -> changes.computeIfAbsent(c, k -> new LongAdder()).increment());
+        held = new Ledger(daemon.state().section(SlurmSection.KEY), daemon.node()).ownedState();
+        if (changed || !out.changes().isEmpty() || out.forceFailure()) {
+            out.lines().forEach(daemon::log);
+        }
+    }
+
+    @Override
+    public List<String> problems() {
+        return breakerOpen ? List.of("slurm: the circuit breaker refused to drain this node (see the daemon's log)") : List.of();
+    }
+
+    @Override
+    public void metrics(MetricsOut out) {
+        SlurmState h = held;
+        for (SlurmState s : SlurmState.values()) {
+            out.gauge("nhc_slurm_node_held", "1 while nhc holds the node in Slurm, by the state it set",
+                    h == s ? 1 : 0, "state", s.label());
+        }
+        for (String a : List.of("drain", "fail", "resume", "update_reason")) {
+            LongAdder n = changes.get(a);
+            out.counter("nhc_slurm_actions", "changes nhc made to the node in Slurm", n == null ? 0 : n.sum(), "action", a);
+        }
+        out.gauge("nhc_slurm_circuit_breaker_open", "1 when the circuit breaker refused to drain this node in the latest decision",
+                breakerOpen ? 1 : 0);
+    }
+
+    @Override
+    public void close() {
+        // nothing held open: every decision is a few scontrol calls
+    }
+}

@@ -5,7 +5,7 @@ import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.config.Problems;
-import dev.nhc.engine.eval.Evaluator;
+import dev.nhc.rules.RuleEngine;
 import dev.nhc.model.Finding;
 import dev.nhc.engine.plan.ProbeRegistry;
 import dev.nhc.probe.ProbeResult;
@@ -21,19 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The probes are found by name through ServiceLoader, and configs that use them load with their params converted. */
 class ProbeRegistrationTest {
-    private static final Evaluator NO_RULES = new Evaluator() {
-        @Override
-        public void validate(CheckConfig check, ProbeSpec spec, Problems problems) {
-        }
-
-        @Override
-        public List<Finding> evaluate(CheckConfig check, ProbeSpec spec, ProbeResult result, StateSection memory) {
-            return result.findings();
-        }
-    };
-
     private static ConfigLoader loader() {
-        return new ConfigLoader(ProbeRegistry.load(), NO_RULES, List.of()).enforceOwnership(false);
+        return new ConfigLoader(ProbeRegistry.load(), new RuleEngine(), List.of()).enforceOwnership(false);
     }
 
     @Test
@@ -84,7 +73,7 @@ class ProbeRegistrationTest {
                     use: gpu.xid
                     with: { fail: [48, 64, 74, 79, 95, 119, 120, 140], warn: [31, 43, 63, 94] }
                 """;
-        Config c = loader().parse("nhc.yaml", yaml, null);
+        Config c = loader().parse("nhc.yaml", yaml, null).config();
         assertEquals(7, c.checks().size());
         assertEquals("0644", c.check("marker").orElseThrow().with().string("mode"));
         assertEquals(List.of(48L, 64L, 74L, 79L, 95L, 119L, 120L, 140L), c.check("xid").orElseThrow().with().integers("fail"));

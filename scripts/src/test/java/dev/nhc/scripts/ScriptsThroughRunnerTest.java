@@ -7,7 +7,10 @@ import dev.nhc.model.Finding;
 import dev.nhc.model.Severity;
 import dev.nhc.model.Verdict;
 import dev.nhc.engine.run.RunRequest;
-import dev.nhc.engine.run.Runner;
+import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.rules.RuleEngine;
+import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.state.StateStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,8 +51,8 @@ class ScriptsThroughRunnerTest {
                     use: script
                     with: { command: [%s], env: { SITE: a } }
                 """.formatted(slow);
-        Config config = ConfigLoader.standard().enforceOwnership(false).parse("nhc.yaml", yaml, null);
-        Runner runner = new Runner(ConfigLoader.standard().registry(), ConfigLoader.standard().evaluator(), Clock.systemUTC());
+        Plan config = new ConfigLoader(ProbeRegistry.load(), new RuleEngine(), List.of()).enforceOwnership(false).parse("nhc.yaml", yaml, null);
+        PlanExecutor runner = new PlanExecutor(Clock.systemUTC());
         Verdict v = runner.run(RunRequest.of(config, "node007", new StateStore(tmp.resolve("state"))));
         CheckResult js = v.checks().stream().filter(c -> c.name().equals("js")).findFirst().orElseThrow();
         List<Finding> problems = js.findings().stream().filter(f -> f.severity() != Severity.PASS).toList();

@@ -7,7 +7,10 @@ import dev.nhc.model.Finding;
 import dev.nhc.model.Severity;
 import dev.nhc.model.Verdict;
 import dev.nhc.engine.run.RunRequest;
-import dev.nhc.engine.run.Runner;
+import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.rules.RuleEngine;
+import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.state.StateStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +29,7 @@ class DcgmThroughRunnerTest {
     @TempDir
     Path tmp;
 
-    private Config config(FakeDcgmi fake) throws Exception {
+    private Plan config(FakeDcgmi fake) throws Exception {
         String yaml = """
                 nhc: 1
                 settings:
@@ -40,11 +43,11 @@ class DcgmThroughRunnerTest {
                     with: { level: 2 }
                     every: 6h
                 """.formatted(fake.exe, tmp.resolve("root"));
-        return ConfigLoader.standard().enforceOwnership(false).parse("nhc.yaml", yaml, null);
+        return new ConfigLoader(ProbeRegistry.load(), new RuleEngine(), List.of()).enforceOwnership(false).parse("nhc.yaml", yaml, null);
     }
 
-    private Verdict run(Config config, StateStore state, Map<Class<?>, Object> services) {
-        Runner runner = new Runner(ConfigLoader.standard().registry(), ConfigLoader.standard().evaluator(), Clock.systemUTC());
+    private Verdict run(Plan config, StateStore state, Map<Class<?>, Object> services) {
+        PlanExecutor runner = new PlanExecutor(Clock.systemUTC());
         return runner.run(RunRequest.of(config, "node001", state).withServices(services));
     }
 
@@ -61,7 +64,7 @@ class DcgmThroughRunnerTest {
     void healthAndDiagFindingsReachTheVerdictAndTheDiagIsCarriedOverUntilDue() throws Exception {
         Files.createDirectories(tmp.resolve("root/proc"));
         FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).answers(DcgmTestData.UNHEALTHY, DcgmTestData.DIAG_V4_FAIL, 226);
-        Config config = config(fake);
+        Plan config = config(fake);
         StateStore state = new StateStore(tmp.resolve("state"));
 
         Verdict first = run(config, state, Map.of());

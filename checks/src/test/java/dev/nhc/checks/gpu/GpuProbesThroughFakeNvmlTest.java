@@ -57,7 +57,7 @@ class GpuProbesThroughFakeNvmlTest {
         }
 
         Observation gpu(int index) {
-            return result.observations().stream().filter(o -> o.entity().equals("GPU " + index)).findFirst().orElseThrow();
+            return result.observations().stream().filter(o -> o.entity().label().equals("GPU " + index)).findFirst().orElseThrow();
         }
     }
 
@@ -100,8 +100,8 @@ class GpuProbesThroughFakeNvmlTest {
 
         Judged j = run(new GpuMemoryRepairProbe());
 
-        assertThat(j.bad()).extracting(Finding::entity).containsExactlyInAnyOrder("GPU 3", "GPU 5");
-        Finding lost = j.bad().stream().filter(f -> f.entity().equals("GPU 3")).findFirst().orElseThrow();
+        assertThat(j.bad()).extracting(f -> f.entity().label()).containsExactlyInAnyOrder("GPU 3", "GPU 5");
+        Finding lost = j.bad().stream().filter(f -> f.entity().label().equals("GPU 3")).findFirst().orElseThrow();
         assertThat(lost.severity()).isEqualTo(Severity.FAIL);
         assertThat(lost.slurmState()).isEqualTo(SlurmState.FAIL);
         assertThat(lost.remedy()).isEqualTo(Remedy.REBOOT);
@@ -141,7 +141,7 @@ class GpuProbesThroughFakeNvmlTest {
 
         Judged j = assertTimeoutPreemptively(Duration.ofSeconds(6), () -> run(new GpuThermalProbe()));
 
-        assertThat(j.bad()).extracting(Finding::entity).containsExactlyInAnyOrder("GPU 1", "GPU 2");
+        assertThat(j.bad()).extracting(f -> f.entity().label()).containsExactlyInAnyOrder("GPU 1", "GPU 2");
         assertThat(j.bad()).allSatisfy(f -> assertThat(f.message()).contains("not responding: nvmlDeviceGetTemperature blocked >"));
     }
 
@@ -266,7 +266,7 @@ class GpuProbesThroughFakeNvmlTest {
         ctx.clock(Clock.fixed(t0.plusSeconds(60), ZoneOffset.UTC));
 
         Judged j = run(new GpuNvlinkProbe());
-        assertThat(j.bad()).extracting(Finding::entity).containsOnly("GPU 1");
+        assertThat(j.bad()).extracting(f -> f.entity().label()).containsOnly("GPU 1");
         assertThat(j.bad()).extracting(Finding::message).anySatisfy(m -> assertThat(m).contains("4 new NVLink replay errors"));
         assertThat(j.bad()).extracting(Finding::severity).containsOnly(Severity.FAIL);
         assertThat(j.gpu(1).fields()).containsEntry("nvlink_replay_increase", 4L).containsEntry("nvlink_crc_per_sec", 2.0);
@@ -339,7 +339,7 @@ class GpuProbesThroughFakeNvmlTest {
 
         Judged j = run(new GpuThermalProbe());
 
-        assertThat(j.bad()).extracting(Finding::entity).containsOnly("GPU 1");
+        assertThat(j.bad()).extracting(f -> f.entity().label()).containsOnly("GPU 1");
         assertThat(j.bad()).extracting(Finding::severity).containsOnly(Severity.WARN);
         assertThat(j.bad()).extracting(Finding::message).contains("GPU 1 (0000:29:00.0): at 90C, at or above its slowdown temperature 89C");
     }
@@ -354,13 +354,13 @@ class GpuProbesThroughFakeNvmlTest {
 
         Judged j = run(new GpuMemoryRepairProbe());
 
-        Finding pending = j.bad().stream().filter(f -> f.entity().equals("GPU 1")).findFirst().orElseThrow();
+        Finding pending = j.bad().stream().filter(f -> f.entity().label().equals("GPU 1")).findFirst().orElseThrow();
         assertThat(pending.severity()).isEqualTo(Severity.FAIL);
         assertThat(pending.remedy()).isEqualTo(Remedy.RESET_GPU);
-        Finding failed = j.bad().stream().filter(f -> f.entity().equals("GPU 2") && f.severity() == Severity.FAIL).findFirst().orElseThrow();
+        Finding failed = j.bad().stream().filter(f -> f.entity().label().equals("GPU 2") && f.severity() == Severity.FAIL).findFirst().orElseThrow();
         assertThat(failed.remedy()).isEqualTo(Remedy.HARDWARE);
         assertThat(failed.slurmState()).isEqualTo(SlurmState.FAIL);
-        assertThat(j.bad()).filteredOn(f -> f.entity().equals("GPU 3")).singleElement()
+        assertThat(j.bad()).filteredOn(f -> f.entity().label().equals("GPU 3")).singleElement()
                 .satisfies(f -> assertThat(f.severity()).isEqualTo(Severity.WARN));
     }
 
@@ -408,7 +408,7 @@ class GpuProbesThroughFakeNvmlTest {
         Judged j = run(new GpuPcieProbe());
 
         assertThat(j.gpu(1).fields()).containsEntry("pcie_replays_per_min", 100.0).containsEntry("pcie_replay_rate_exceeded", true);
-        assertThat(j.bad()).extracting(Finding::entity).containsExactlyInAnyOrder("GPU 0", "GPU 1");
+        assertThat(j.bad()).extracting(f -> f.entity().label()).containsExactlyInAnyOrder("GPU 0", "GPU 1");
         assertThat(j.bad()).extracting(Finding::message).contains("GPU 0 (0000:19:00.0): PCIe link runs at x8 of x16");
     }
 

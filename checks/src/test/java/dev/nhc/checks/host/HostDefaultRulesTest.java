@@ -3,7 +3,11 @@ package dev.nhc.checks.host;
 import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigLoader;
-import dev.nhc.engine.eval.Evaluator;
+import dev.nhc.checks.Judge;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.plan.PlannedCheck;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.rules.RuleEngine;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Severity;
 import dev.nhc.probe.Probe;
@@ -23,20 +27,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The probes' default rules and configs over their fields, through the real config loader and rules engine. */
 class HostDefaultRulesTest {
-    private final ConfigLoader loader = ConfigLoader.standard().enforceOwnership(false);
-    private final Evaluator rules = loader.evaluator();
+    private final ConfigLoader loader = new ConfigLoader(ProbeRegistry.load(), new RuleEngine(), List.of()).enforceOwnership(false);
 
     @TempDir
     Path root;
 
-    private CheckConfig check(String yaml) throws Exception {
-        Config c = loader.parse("nhc.yaml", "nhc: 1\nchecks:\n" + yaml, null);
-        return c.checks().get(0);
+    private PlannedCheck check(String yaml) throws Exception {
+        return loader.parse("nhc.yaml", "nhc: 1\nchecks:\n" + yaml, null).checks().get(0);
     }
 
-    private List<Finding> judge(CheckConfig check, Probe probe, TestProbeContext ctx) throws Exception {
-        ProbeResult r = probe.probe(ctx.params(check.with().asMap()).checkName(check.name()));
-        return rules.evaluate(check, probe.spec(), r, StateSection.detached("t"));
+    private List<Finding> judge(PlannedCheck check, Probe probe, TestProbeContext ctx) throws Exception {
+        ProbeResult r = probe.probe(ctx.params(check.check().with().asMap()).checkName(check.name()));
+        return Judge.judge(check, r);
     }
 
     private TestProbeContext dataMounted() throws Exception {
@@ -52,7 +54,7 @@ class HostDefaultRulesTest {
 
     @Test
     void diskUsageDefaultsWarnAbove90AndFailAbove98Percent() throws Exception {
-        CheckConfig c = check("  - name: data\n    use: disk.usage\n    with: { mount: /data }\n");
+        PlannedCheck c = check("  - name: data\n    use: disk.usage\n    with: { mount: /data }\n");
         Finding pass = judge(c, disk(200, 500), dataMounted()).get(0);
         assertEquals(Severity.PASS, pass.severity(), pass.message());
 
@@ -68,7 +70,7 @@ class HostDefaultRulesTest {
 
     @Test
     void inodesHaveTheirOwnDefaults() throws Exception {
-        CheckConfig c = check("  - name: data\n    use: disk.usage\n    with: { mount: /data }\n");
+        PlannedCheck c = check("  - name: data\n    use: disk.usage\n    with: { mount: /data }\n");
         Finding fail = judge(c, disk(500, 5), dataMounted()).get(0);
         assertEquals(Severity.FAIL, fail.severity());
         assertEquals("/data has used 99.5% of its inodes (5 left)", fail.message());
@@ -76,14 +78,14 @@ class HostDefaultRulesTest {
 
     @Test
     void aConfigsFailReplacesTheDefaultFailButKeepsTheWarn() throws Exception {
-        CheckConfig c = check("  - name: root-free\n    use: disk.usage\n    with: { mount: /data }\n    fail: { used_percent: \"> 99\" }\n");
+        PlannedCheck c = check("  - name: root-free\n    use: disk.usage\n    with: { mount: /data }\n    fail: { used_percent: \"> 99\" }\n");
         assertEquals(Severity.WARN, judge(c, disk(10, 500), dataMounted()).get(0).severity());
         assertEquals(Severity.FAIL, judge(c, disk(5, 500), dataMounted()).get(0).severity());
     }
 
     @Test
     void anUnmountedFilesystemFailsThroughTheRulesEngineToo() throws Exception {
-        CheckConfig c = check("  - name: scratch\n    use: disk.usage\n    with: { mount: /scratch }\n");
+        PlannedCheck c = check("  - name: scratch\n    use: disk.usage\n    with: { mount: /scratch }\n");
         List<Finding> out = judge(c, disk(500, 500), dataMounted());
         assertEquals(1, out.size());
         assertEquals(Severity.FAIL, out.get(0).severity());
@@ -93,7 +95,7 @@ class HostDefaultRulesTest {
 
     @Test
     void loadWarnsAboveFourPerCpuByDefault() throws Exception {
-        CheckConfig c = check("  - name: loadavg\n    use: load\n");
+        PlannedCheck c = check("  - name: loadavg\n    use: load\n");
         TestProbeContext ctx = new TestProbeContext(root);
         ctx.write("/proc/loadavg", "530.12 410.50 300.01 7/2345 99812\n");
         ctx.write("/sys/devices/system/cpu/online", "0-127\n");
@@ -107,7 +109,7 @@ class HostDefaultRulesTest {
 
     @Test
     void memoryRulesTakeSizesWithUnits() throws Exception {
-        CheckConfig c = check("  - name: mem\n    use: memory\n    fail: { available: \"< 4GiB\" }\n");
+        PlannedCheck c = check("  - name: mem\n    use: memory\n    fail: { available: \"< 4GiB\" }\n");
         TestProbeContext ctx = new TestProbeContext(root);
         ctx.write("/proc/meminfo", "MemTotal: 16777216 kB\nMemFree: 1000000 kB\nMemAvailable: 3000000 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n");
         Finding f = judge(c, new MemoryProbe(), ctx).get(0);
@@ -118,12 +120,12 @@ class HostDefaultRulesTest {
     @Test
     void theBenchConfigIsValidAndJudgesThisNode() throws Exception {
         Path bench = Path.of(System.getProperty("user.dir")).resolve("../bench/configs/host-basic.yaml").normalize();
-        Config config = loader.parse(bench.toString(), Files.readString(bench), bench);
-        assertEquals(List.of("root-mount", "root-free", "physmem", "load"), config.checks().stream().map(CheckConfig::name).toList());
-        for (CheckConfig c : config.checks()) {
-            Probe probe = loader.registry().find(c.use()).orElseThrow();
-            TestProbeContext ctx = new TestProbeContext(Path.of("/")).params(c.with().asMap()).checkName(c.name());
-            List<Finding> out = rules.evaluate(c, probe.spec(), probe.probe(ctx), StateSection.detached("t"));
+        Plan config = loader.parse(bench.toString(), Files.readString(bench), bench);
+        assertEquals(List.of("root-mount", "root-free", "physmem", "load"), config.checks().stream().map(PlannedCheck::name).toList());
+        for (PlannedCheck c : config.checks()) {
+            Probe probe = c.probe();
+            TestProbeContext ctx = new TestProbeContext(Path.of("/")).params(c.check().with().asMap()).checkName(c.name());
+            List<Finding> out = Judge.judge(c, probe.probe(ctx));
             // Whether this machine passes is its own business (a container may have a read-only /);
             // what must hold is that every check could read it and came to a verdict.
             assertFalse(out.isEmpty(), c.name());
@@ -136,8 +138,7 @@ class HostDefaultRulesTest {
     @Test
     void theBenchConfigsMemoryBoundsFailOutsideTheRange() throws Exception {
         Path bench = Path.of(System.getProperty("user.dir")).resolve("../bench/configs/host-basic.yaml").normalize();
-        CheckConfig physmem = loader.parse(bench.toString(), Files.readString(bench), bench).checks().stream()
-                .filter(c -> c.name().equals("physmem")).findFirst().orElseThrow();
+        PlannedCheck physmem = loader.parse(bench.toString(), Files.readString(bench), bench).check("physmem").orElseThrow();
         TestProbeContext ctx = new TestProbeContext(root);
         ctx.write("/proc/meminfo", "MemTotal: 11811160064 kB\n");
         assertEquals(Severity.FAIL, judge(physmem, new MemoryProbe(), ctx).get(0).severity());

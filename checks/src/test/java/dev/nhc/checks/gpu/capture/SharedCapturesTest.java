@@ -104,10 +104,10 @@ class SharedCapturesTest {
 
         List<Finding> fails = o.at(Severity.FAIL);
         // 60+5, 2+61, 20+45 and 8+56 retired pages reach DCGM's limit of 63; GPU 3 only has a retirement pending
-        assertThat(fails).extracting(Finding::entity).containsExactlyInAnyOrder("GPU 0", "GPU 1", "GPU 5", "GPU 7");
-        Finding gpu0 = fails.stream().filter(f -> f.entity().equals("GPU 0")).findFirst().orElseThrow();
+        assertThat(fails).extracting(f -> f.entity().label()).containsExactlyInAnyOrder("GPU 0", "GPU 1", "GPU 5", "GPU 7");
+        Finding gpu0 = fails.stream().filter(f -> f.entity().label().equals("GPU 0")).findFirst().orElseThrow();
         assertThat(gpu0.message()).isEqualTo("GPU 0 (0001:00:00.0): 65 retired pages, at the limit of 63 (DCGM: RETIRED_PAGES_LIMIT)");
-        assertThat(o.at(Severity.WARN)).extracting(Finding::entity).containsExactly("GPU 3");
+        assertThat(o.at(Severity.WARN)).extracting(f -> f.entity().label()).containsExactly("GPU 3");
         if (path == Path_.REPLAY) {
             assertThat(o.skipped()).containsExactlyInAnyOrder("gpu.inventory", "gpu.ecc", "gpu.pcie", "gpu.nvlink", "gpu.thermal", "gpu.power");
         }

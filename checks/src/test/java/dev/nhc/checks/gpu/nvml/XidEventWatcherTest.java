@@ -31,7 +31,7 @@ class XidEventWatcherTest {
         FakeNvml.use(FakeNvml.scenario(FakeNvml.healthyH100s(4)));
         Files.writeString(FakeNvml.eventsFile(), "");
         List<long[]> seen = new CopyOnWriteArrayList<>();
-        watcher = XidEventWatcher.start(FakeNvml.library(), (gpu, xid) -> seen.add(new long[]{gpu, xid}));
+        watcher = XidEventWatcher.start(FakeNvml.library(), (gpu, pci, xid) -> seen.add(new long[]{gpu, xid}));
         assertThat(watcher.gpus()).isEqualTo(4);
         Files.writeString(FakeNvml.eventsFile(), "gpu=2 xid=79\n", StandardOpenOption.APPEND);
         await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 1);
@@ -40,7 +40,7 @@ class XidEventWatcherTest {
 
     @Test
     void aLibraryThatCannotLoadIsAMessageNotACrash() {
-        assertThatThrownBy(() -> XidEventWatcher.start("/nonexistent/libnvidia-ml.so.1", (g, x) -> { }))
+        assertThatThrownBy(() -> XidEventWatcher.start("/nonexistent/libnvidia-ml.so.1", (g, p, x) -> { }))
                 .isInstanceOf(IllegalStateException.class);
     }
 }

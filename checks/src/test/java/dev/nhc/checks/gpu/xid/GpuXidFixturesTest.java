@@ -48,12 +48,12 @@ class GpuXidFixturesTest {
     }
 
     private static Finding gpu(ProbeResult r, String pci) {
-        return r.findings().stream().filter(f -> f.entity().equals("GPU at PCI " + pci + ".0")).findFirst()
+        return r.findings().stream().filter(f -> f.entity().label().equals("GPU at PCI " + pci + ".0")).findFirst()
                 .orElseThrow(() -> new AssertionError("no finding for " + pci + " in " + r.findings()));
     }
 
     private static Severity worst(ProbeResult r) {
-        return r.findings().stream().map(Finding::severity).reduce(Severity.PASS, Severity::worst);
+        return r.findings().stream().map(Finding::severity).reduce(Severity.PASS, dev.nhc.engine.policy.SeverityPolicy.STANDARD::worst);
     }
 
     @Test
@@ -87,9 +87,9 @@ class GpuXidFixturesTest {
     @Test
     void applicationXidsAndOomAreNotANodeFailure() throws IOException {
         ProbeResult r = xid("gpud-dmesg-decode-iso-xid13-43-oom-short.log");
-        assertFalse(worst(r).isWorseThan(Severity.WARN), r.findings().toString());
+        assertFalse(dev.nhc.engine.policy.SeverityPolicy.STANDARD.isWorse(worst(r), Severity.WARN), r.findings().toString());
         assertTrue(r.findings().stream().noneMatch(f -> f.severity() == Severity.FAIL));
-        Observation log = r.observations().stream().filter(o -> o.entity().equals("kernel log")).findFirst().orElseThrow();
+        Observation log = r.observations().stream().filter(o -> o.entity().label().equals("kernel log")).findFirst().orElseThrow();
         assertEquals(17L, log.get("application_xids"));
 
         ProbeResult kl = run(new KernelLogProbe()::probe, "gpud-dmesg-decode-iso-xid13-43-oom-short.log");
@@ -105,7 +105,7 @@ class GpuXidFixturesTest {
         assertFalse(files.isEmpty());
         for (Path f : files) {
             ProbeResult r = xid(f.getFileName().toString());
-            Observation log = r.observations().stream().filter(o -> o.entity().equals("kernel log")).findFirst().orElseThrow();
+            Observation log = r.observations().stream().filter(o -> o.entity().label().equals("kernel log")).findFirst().orElseThrow();
             long lines;
             try (Stream<String> s = Files.lines(f)) {
                 lines = s.filter(l -> !l.isEmpty()).count();

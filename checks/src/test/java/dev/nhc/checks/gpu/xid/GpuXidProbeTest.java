@@ -50,15 +50,15 @@ class GpuXidProbeTest {
     }
 
     private static Optional<Finding> finding(ProbeResult r, String entity) {
-        return r.findings().stream().filter(f -> f.entity().equals(entity)).findFirst();
+        return r.findings().stream().filter(f -> f.entity().label().equals(entity)).findFirst();
     }
 
     private static Severity worst(ProbeResult r) {
-        return r.findings().stream().map(Finding::severity).reduce(Severity.PASS, Severity::worst);
+        return r.findings().stream().map(Finding::severity).reduce(Severity.PASS, dev.nhc.engine.policy.SeverityPolicy.STANDARD::worst);
     }
 
     private static Observation kernelLog(ProbeResult r) {
-        return r.observations().stream().filter(o -> o.entity().equals("kernel log")).findFirst().orElseThrow();
+        return r.observations().stream().filter(o -> o.entity().label().equals("kernel log")).findFirst().orElseThrow();
     }
 
     @Test
@@ -173,7 +173,7 @@ class GpuXidProbeTest {
             assertEquals(0L, kernelLog(r).get("lines_read"), "run " + run + " read old lines again");
             Finding f = finding(r, "GPU at PCI 0000:3b:00.0").orElseThrow();
             assertEquals(Severity.FAIL, f.severity(), "run " + run);
-            assertEquals(0L, r.observations().stream().filter(o -> o.entity().equals("GPU at PCI 0000:3b:00.0")).findFirst().orElseThrow().get("xid_new"));
+            assertEquals(0L, r.observations().stream().filter(o -> o.entity().label().equals("GPU at PCI 0000:3b:00.0")).findFirst().orElseThrow().get("xid_new"));
         }
         Files.writeString(root.resolve("proc/sys/kernel/random/boot_id"), "boot-2\n");
         ProbeResult rebooted = probe.probe(ctx(s, Map.of()));

@@ -93,6 +93,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private final Object lock = new Object();
     private volatile Generation current;
     private volatile Verdict verdict;
+    /** The verdict is the one restored at start, until every check has run once. */
+    private volatile boolean restored;
     private volatile String stateProblem;
     private volatile String reloadProblem;
     private List<String> lastFindings = List.of();
@@ -126,6 +128,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         final Duration every;
         final AtomicInteger inFlight = new AtomicInteger();
         final AtomicBoolean rerun = new AtomicBoolean();
+        /** A probe the executor abandoned at its timeout and that has not returned yet: no new run until it does. */
+        volatile CompletableFuture<Void> stuck;
         volatile ScheduledFuture<?> next;
         volatile CheckResult last;
         volatile Instant finishedAt;
@@ -268,6 +272,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         VerdictJson.Restored r = VerdictJson.read(state.section(STATE_SECTION).get("verdict"));
         if (r != null && !r.checks().isEmpty()) {
             verdict = policy.verdict(node, r.started(), 0, r.checks());
+            restored = true;
             lastFindings = fingerprint(verdict);
             log("serving the verdict of " + r.started() + " (" + verdict.severity().label() + ") until the checks have run again");
         }
@@ -435,6 +440,14 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         if (s.gen.retired || workers.isShutdown()) {
             return;
         }
+        CompletableFuture<Void> stuck = s.stuck;
+        if (stuck != null && !stuck.isDone()) {
+            // Its last probe still hangs (a blocked native call): another would only pile up threads.
+            if (scheduled) {
+                schedule(s, s.every);
+            }
+            return;
+        }
         if (!s.inFlight.compareAndSet(0, 1)) {
             // Still running (or stuck past its timeout): never two runs of one check at once.
             if (scheduled) {
@@ -477,7 +490,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
 
     private CheckResult runOnce(Slot s) {
         RunRequest req = RunRequest.of(s.gen.plan, node, s.gen.state).withOnly(Set.of(s.check.name())).withServices(services)
-                .ignoringSchedule();
+                .ignoringSchedule().onAbandoned((name, returned) -> s.stuck = returned);
         Verdict v = executor.run(req);
         for (CheckResult c : v.checks()) {
             if (c.name().equals(s.check.name())) {
@@ -532,28 +545,16 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             if (gen.retired || current != gen || results.isEmpty()) {
                 return;
             }
-            if (!all && verdict != null && isRestored()) {
-                // Until every check has run once, a restored verdict is a better answer than a partial one.
+            if (restored && !all) {
+                // Until every check has run once, the verdict restored at start is a better answer than a partial one.
                 return;
             }
+            restored = false;
             v = policy.verdict(node, latest, ms, results);
             verdict = v;
         }
         persist(gen);
         notifyPlugins(v);
-    }
-
-    private boolean isRestored() {
-        Generation gen = current;
-        if (gen == null) {
-            return false;
-        }
-        for (Slot s : gen.slots.values()) {
-            if (s.last != null) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Every {@code settings.interval}: the plugins see the verdict again (Slurm re-checks a node nhc holds). */

@@ -1,19 +1,29 @@
 package dev.nhc.daemon;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import dev.nhc.engine.config.CheckConfig;
-import dev.nhc.engine.config.Config;
+import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.testing.PassThroughRules;
+import dev.nhc.engine.testing.ScriptedProbe;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
-import dev.nhc.model.Remedy;
+import dev.nhc.model.Observation;
 import dev.nhc.model.Severity;
 import dev.nhc.model.Verdict;
+import dev.nhc.probe.Probe;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.Tags;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,23 +34,29 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** The daemon through the real plan executor, with test probes whose answer and speed each test controls by check name. */
 class DaemonTest {
     @TempDir
     Path dir;
 
-    private Daemon daemon;
+    private final List<Daemon> daemons = new ArrayList<>();
     private final CountDownLatch releaseSlow = new CountDownLatch(1);
     private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     private final Map<String, Severity> answer = new ConcurrentHashMap<>();
@@ -50,21 +66,40 @@ class DaemonTest {
     @AfterEach
     void stop() {
         releaseSlow.countDown();
-        if (daemon != null) {
-            daemon.close();
+        daemons.forEach(Daemon::close);
+    }
+
+    /** Counts runs per check; "slow*" checks block until released; answers with the test's severity for the check. */
+    private ProbeResult behave(ProbeContext ctx, Entity entity) {
+        runs.computeIfAbsent(ctx.checkName(), n -> new AtomicInteger()).incrementAndGet();
+        if (ctx.checkName().startsWith("slow")) {
+            hangUntilReleased();
+        }
+        Severity s = answer.getOrDefault(ctx.checkName(), Severity.PASS);
+        return ProbeResult.of(Observation.of(entity).put("severity", s.label()).put("message", ctx.checkName() + " says " + s.label())
+                .build());
+    }
+
+    /** Blocks like a native call: an interrupt does not end it, only the test's release does. */
+    private void hangUntilReleased() {
+        while (true) {
+            try {
+                releaseSlow.await();
+                return;
+            } catch (InterruptedException ignored) {
+                // a blocked native call does not notice interrupts either
+            }
         }
     }
 
-    /** Runs checks as the engine would, but with behaviour per check name: "slow*" blocks until released. */
-    private CheckResult run(Config config, CheckConfig check) throws InterruptedException {
-        runs.computeIfAbsent(check.name(), n -> new AtomicInteger()).incrementAndGet();
-        if (check.name().startsWith("slow")) {
-            releaseSlow.await();
-        }
-        Severity s = answer.getOrDefault(check.name(), Severity.PASS);
-        Finding f = new Finding(check.name(), check.use().startsWith("gpu") ? "gpu2" : "node", s,
-                check.name() + " says " + s.label(), Remedy.NONE, null, Map.of());
-        return new CheckResult(check.name(), check.use(), CheckStatus.COMPLETED, s, 3, List.of(f), List.of(), null);
+    private List<Probe> probes() {
+        return List.of(new ScriptedProbe("test.fast", false, ctx -> behave(ctx, Entity.NODE)),
+                new ScriptedProbe("test.slow", false, ctx -> behave(ctx, Entity.NODE)),
+                new ScriptedProbe("gpu.test", true, ctx -> behave(ctx, Entity.gpu(2, "0000:3b:00.0")), Tags.GPU, Tags.NVML));
+    }
+
+    private ConfigLoader loader() {
+        return new ConfigLoader(new ProbeRegistry(probes()), new PassThroughRules(), List.of(new DaemonSection())).enforceOwnership(false);
     }
 
     private Path write(String name, String yaml) throws Exception {
@@ -74,17 +109,22 @@ class DaemonTest {
     }
 
     private String config(String checks) {
-        return "nhc: 1\nsettings:\n  interval: 300ms\n  state_dir: " + dir.resolve("state") + "\n"
-                + "dstack:\n  listen: 127.0.0.1:0\n  metrics_listen: 127.0.0.1:0\n  shim: 127.0.0.1:1\n"
-                + "  token: s3cret\n  project: main\n  fleet: ssh-fleet\n"
+        return "nhc: 1\nsettings:\n  interval: 300ms\n  deadline: 2s\n  state_dir: " + dir.resolve("state") + "\n"
+                + "daemon:\n  metrics_listen: 127.0.0.1:0\n  token: s3cret\n  socket: " + dir.resolve("run/nhc.sock") + "\n"
                 + "checks:\n" + checks;
     }
 
-    private Daemon start(Path file) throws Exception {
-        daemon = new Daemon(() -> TestConfigs.loader().load(file), (c, k, s) -> run(c, k), Clock.systemUTC(), "node1",
-                new PrintStream(logBytes, true, StandardCharsets.UTF_8));
-        daemon.start();
-        return daemon;
+    private Daemon daemon(Path file, DaemonPlugin... plugins) {
+        Daemon d = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+                new PrintStream(logBytes, true, StandardCharsets.UTF_8), Map.of(), List.of(plugins));
+        daemons.add(d);
+        return d;
+    }
+
+    private Daemon start(Path file, DaemonPlugin... plugins) throws Exception {
+        Daemon d = daemon(file, plugins);
+        d.start();
+        return d;
     }
 
     private int runs(String name) {
@@ -92,35 +132,29 @@ class DaemonTest {
         return n == null ? 0 : n.get();
     }
 
+    private static List<String> names(Verdict v) {
+        return v.checks().stream().map(CheckResult::name).toList();
+    }
+
     @Test
     void aSlowCheckDoesNotDelayAFastOne() throws Exception {
-        start(write("nhc.yaml", config("""
-                  - name: slow
-                    use: test.slow
-                    timeout: 60s
-                  - name: fast
-                    use: test.fast
+        Daemon d = start(write("nhc.yaml", config("""
+                  - { name: slow, use: test.slow, timeout: 60s }
+                  - { name: fast, use: test.fast }
                 """)));
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("fast") >= 4);
         assertEquals(1, runs("slow"), "the slow check is still in its first run and was not started twice");
-        Verdict v = daemon.verdict();
-        assertNotNull(v);
-        assertEquals(List.of("fast"), v.checks().stream().map(CheckResult::name).toList());
+        assertEquals(List.of("fast"), names(d.verdict()));
         releaseSlow.countDown();
-        await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict().checks().size() == 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict().checks().size() == 2);
     }
 
     @Test
     void aRecheckDuringARunIsNotLostButRunsRightAfterIt() throws Exception {
-        start(write("nhc.yaml", config("""
-                  - name: slow
-                    use: test.slow
-                    every: 1h
-                    timeout: 60s
-                """)));
+        Daemon d = start(write("nhc.yaml", config("  - { name: slow, use: test.slow, every: 1h, timeout: 60s }\n")));
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("slow") == 1);
-        daemon.recheck(c -> true);
-        daemon.recheck(c -> true);
+        d.recheckAll();
+        d.recheckAll();
         assertEquals(1, runs("slow"), "never two runs of one check at once");
         releaseSlow.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("slow") == 2);
@@ -129,56 +163,24 @@ class DaemonTest {
     @Test
     void eachCheckKeepsItsOwnInterval() throws Exception {
         start(write("nhc.yaml", config("""
-                  - name: hourly
-                    use: test.fast
-                    every: 1h
-                  - name: often
-                    use: test.fast
+                  - { name: hourly, use: test.fast, every: 1h }
+                  - { name: often, use: test.fast }
                 """)));
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("often") >= 4);
         assertEquals(1, runs("hourly"));
-        daemon.recheck(c -> c.name().equals("hourly"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> runs("hourly") == 2);
     }
 
     @Test
-    void aGpuEventReEvaluatesGpuChecksAtOnce() throws Exception {
-        start(write("nhc.yaml", config("""
-                  - name: xid
-                    use: gpu.test
-                    every: 1h
-                  - name: disk
-                    use: test.fast
-                    every: 1h
-                """)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null && daemon.verdict().checks().size() == 2);
-        assertEquals(Severity.PASS, daemon.verdict().severity());
-        answer.put("xid", Severity.FAIL);
-        daemon.recheckGpu();
-        await().atMost(Duration.ofSeconds(5)).until(() -> daemon.verdict().severity() == Severity.FAIL);
-        assertEquals(1, runs("disk"));
-        Finding f = daemon.verdict().findings().get(0);
-        assertEquals("xid", f.check());
-    }
-
-    @Test
-    void aTriggerSuchAsAnXidEventReRunsTheGpuChecksAtOnceAndIsClosedWithTheDaemon() throws Exception {
-        java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<java.util.function.Predicate<CheckConfig>>> fire =
-                new java.util.concurrent.atomic.AtomicReference<>();
+    void aTriggerReRunsTheChecksOfItsTagAtOnceAndIsClosedWithTheDaemon() throws Exception {
+        AtomicReference<Consumer<String>> fire = new AtomicReference<>();
         java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
-        Path file = write("nhc.yaml", config("""
-                  - name: ecc
-                    use: gpu.test
-                    every: 1h
-                  - name: disk
-                    use: test.fast
-                    every: 1h
-                """));
-        daemon = new Daemon(() -> TestConfigs.loader().load(file), (c, k, s) -> run(c, k), Clock.systemUTC(), "node1",
-                new PrintStream(logBytes, true, StandardCharsets.UTF_8));
-        daemon.addTrigger(new RecheckTrigger() {
+        Daemon d = daemon(write("nhc.yaml", config("""
+                  - { name: ecc, use: gpu.test, every: 1h }
+                  - { name: disk, use: test.fast, every: 1h }
+                """)));
+        d.addTrigger(new RecheckTrigger() {
             @Override
-            public void start(Config config, java.util.function.Consumer<java.util.function.Predicate<CheckConfig>> recheck) {
+            public void start(Plan plan, Consumer<String> recheck) {
                 fire.set(recheck);
             }
 
@@ -187,33 +189,32 @@ class DaemonTest {
                 closed.set(true);
             }
         });
-        daemon.start();
+        d.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("ecc") == 1 && runs("disk") == 1);
         answer.put("ecc", Severity.FAIL);
-        fire.get().accept(RecheckTrigger::gpuCheck);
-        await().atMost(Duration.ofSeconds(5)).until(() -> daemon.verdict().severity() == Severity.FAIL);
-        assertEquals(1, runs("disk"));
-        daemon.close();
+        fire.get().accept(Tags.GPU);
+        await().atMost(Duration.ofSeconds(5)).until(() -> d.verdict().severity() == Severity.FAIL);
+        assertEquals(1, runs("disk"), "only the checks whose probe has the tag re-ran");
+        Finding f = d.verdict().findings().get(0);
+        assertEquals("ecc", f.check());
+        assertEquals(2, f.entity().gpuIndex().getAsInt());
+        d.close();
         assertTrue(closed.get());
     }
 
     @Test
-    void aHungCheckTimesOutAsFailForGpuProbesAndUnknownOtherwise() throws Exception {
+    void aHungCheckTimesOutAsTheSeverityPolicySays() throws Exception {
         Daemon.graceForTests(Duration.ofMillis(200));
         try {
-            start(write("nhc.yaml", config("""
-                      - name: slow-gpu
-                        use: gpu.test
-                        timeout: 500ms
-                      - name: slow-disk
-                        use: test.slow
-                        timeout: 500ms
+            Daemon d = start(write("nhc.yaml", config("""
+                      - { name: slow-gpu, use: gpu.test, timeout: 500ms }
+                      - { name: slow-disk, use: test.slow, timeout: 500ms }
                     """)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null && daemon.verdict().checks().size() == 2);
+            await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null && d.verdict().checks().size() == 2);
             Map<String, CheckResult> byName = new java.util.HashMap<>();
-            daemon.verdict().checks().forEach(c -> byName.put(c.name(), c));
+            d.verdict().checks().forEach(c -> byName.put(c.name(), c));
             assertEquals(CheckStatus.TIMED_OUT, byName.get("slow-gpu").status());
-            assertEquals(Severity.FAIL, byName.get("slow-gpu").severity());
+            assertEquals(Severity.FAIL, byName.get("slow-gpu").severity(), "a hung GPU probe is a sick GPU");
             assertEquals(Severity.UNKNOWN, byName.get("slow-disk").severity());
             // still stuck: no second run piles up behind the first
             await().pollDelay(Duration.ofMillis(800)).atMost(Duration.ofSeconds(5)).until(() -> true);
@@ -225,87 +226,101 @@ class DaemonTest {
 
     @Test
     void anInvalidConfigOnReloadIsReportedAndTheOldOneKeepsRunning() throws Exception {
-        Path file = write("nhc.yaml", config("""
-                  - name: fast
-                    use: test.fast
-                """));
-        start(file);
+        Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast }\n"));
+        Daemon d = start(file);
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("fast") >= 1);
-        Files.writeString(file, config("""
-                  - name: broken
-                    use: test.fsat
-                """));
-        assertFalse(daemon.reload());
-        assertEquals("fast", daemon.config().checks().get(0).name());
-        String problem = String.join("\n", daemon.status().problems());
+        Files.writeString(file, config("  - { name: broken, use: test.fsat }\n"));
+        assertFalse(d.reload());
+        assertEquals("fast", d.plan().checks().get(0).name());
+        String problem = String.join("\n", d.status().problems());
         assertTrue(problem.contains("nhc.yaml:") && problem.contains("test.fsat"), problem);
         int before = runs("fast");
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("fast") > before + 1);
 
-        Files.writeString(file, config("""
-                  - name: renamed
-                    use: test.fast
-                """));
-        assertTrue(daemon.reload());
-        await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null
-                && daemon.verdict().checks().stream().map(CheckResult::name).toList().equals(List.of("renamed")));
-        assertTrue(daemon.status().problems().isEmpty());
-        assertEquals(2, daemon.status().reloads());
-        assertEquals(1, daemon.status().reloadFailures());
+        Files.writeString(file, config("  - { name: renamed, use: test.fast }\n"));
+        assertTrue(d.reload());
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null && names(d.verdict()).equals(List.of("renamed")));
+        assertTrue(d.status().problems().isEmpty());
+        assertEquals(2, d.status().reloads());
+        assertEquals(1, d.status().reloadFailures());
     }
 
     @Test
     void aStateDirectoryThatCannotBeWrittenIsReportedWhileTheVerdictIsStillServed() throws Exception {
-        Path notADir = dir.resolve("full");
-        Files.writeString(notADir, "a file where the state directory should be");
-        start(write("nhc.yaml", config("""
-                  - name: fast
-                    use: test.fast
-                """).replace("state_dir: " + dir.resolve("state"), "state_dir: " + notADir.resolve("state"))));
-        await().atMost(Duration.ofSeconds(10)).until(() -> daemon.status().stateWriteErrors() > 0);
-        assertNotNull(daemon.verdict());
-        String p = String.join("\n", daemon.status().problems());
-        assertTrue(p.contains("cannot write state to " + notADir.resolve("state")), p);
+        Path state = dir.resolve("state");
+        Daemon d = start(write("nhc.yaml", config("  - { name: fast, use: test.fast }\n")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
+        // The disk "fills": the state file's place is taken by a directory, so writing it fails.
+        Path file = state.resolve(Daemon.STATE_SECTION + ".json");
+        Files.deleteIfExists(file);
+        Files.createDirectories(file);
+        Files.writeString(file.resolve("x"), "keeps the directory from being replaced");
+        answer.put("fast", Severity.WARN);
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.status().stateWriteErrors() > 0);
+        assertNotNull(d.verdict());
+        String p = String.join("\n", d.status().problems());
+        assertTrue(p.contains("cannot write state to " + state), p);
         assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("cannot write state"));
     }
 
     @Test
-    void theVerdictIsKeptInTheStateStore() throws Exception {
+    void theVerdictIsKeptInTheStateStoreAndServedAgainAfterARestart() throws Exception {
         answer.put("fast", Severity.WARN);
-        start(write("nhc.yaml", config("""
-                  - name: fast
-                    use: test.fast
-                """)));
-        Path file = dir.resolve("state").resolve(Daemon.STATE_SECTION + ".json");
-        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(file)
-                && Files.readString(file).contains("fast says warn"));
+        Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast, every: 1h }\n"));
+        Daemon first = start(file);
+        Path state = dir.resolve("state").resolve(Daemon.STATE_SECTION + ".json");
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(state) && Files.readString(state).contains("fast says warn"));
+        first.close();
+
+        // Before its checks have run, a restarted daemon serves the verdict it had.
+        Files.writeString(file, config("  - { name: slow-check, use: test.slow, every: 1h }\n  - { name: fast, use: test.fast, every: 1h }\n"));
+        answer.put("fast", Severity.PASS);
+        Daemon second = daemon(file);
+        second.start();
+        Verdict restored = second.verdict();
+        assertNotNull(restored, "the last verdict is served at once");
+        assertEquals(Severity.WARN, restored.severity());
+        assertEquals("fast says warn", restored.findings().get(0).message());
+        assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("serving the verdict of"));
+        // The restored verdict stays until every check has run once (slow-check is still in its first run).
+        await().atMost(Duration.ofSeconds(5)).until(() -> runs("fast") >= 2);
+        assertEquals(Severity.WARN, second.verdict().severity());
+        releaseSlow.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> second.verdict().severity() == Severity.PASS);
+    }
+
+    @Test
+    void theDaemonHoldsTheRunLockSoASecondOneCannotStart() throws Exception {
+        Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast }\n").replace("deadline: 2s", "deadline: 1s"));
+        start(file);
+        Path other = write("other.yaml", config("  - { name: fast, use: test.fast }\n").replace("deadline: 2s", "deadline: 1s")
+                .replace(dir.resolve("run/nhc.sock").toString(), dir.resolve("run/other.sock").toString()));
+        Daemon second = daemon(other);
+        IOException e = assertThrows(IOException.class, second::start);
+        assertTrue(e.getMessage().contains("another nhc holds the run lock"), e.getMessage());
     }
 
     @Test
     void statusEndpointsServeVerdictHealthMetricsAndAGuardedRecheck() throws Exception {
         answer.put("fast", Severity.WARN);
-        start(write("nhc.yaml", config("""
-                  - name: fast
-                    use: test.fast
-                    every: 1h
-                """)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
-        String base = "http://127.0.0.1:" + daemon.statusAddress().getPort();
+        Daemon d = start(write("nhc.yaml", config("  - { name: fast, use: test.fast, every: 1h }\n")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
+        String base = "http://127.0.0.1:" + d.statusAddress().getPort();
 
-        HttpResponse<String> v = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/verdict")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> v = get(base + "/v1/verdict");
         assertEquals(200, v.statusCode());
         Map<String, Object> json = JSON.std.mapFrom(v.body());
         assertEquals("warn", json.get("severity"));
         assertEquals("node1", json.get("node"));
 
-        HttpResponse<String> h = http.send(HttpRequest.newBuilder(URI.create(base + "/healthz")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> h = get(base + "/healthz");
         assertEquals(200, h.statusCode());
         assertEquals("ok", JSON.std.mapFrom(h.body()).get("status"));
 
-        HttpResponse<String> m = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> m = get(base + "/metrics");
         assertEquals(200, m.statusCode());
-        assertTrue(m.body().contains("nhc_check_severity{check=\"fast\",dstack_fleet_name=\"ssh-fleet\",dstack_project_name=\"main\",probe=\"test.fast\"} 2.0"), m.body());
-        assertTrue(m.body().contains("nhc_daemon_healthy{dstack_fleet_name=\"ssh-fleet\",dstack_project_name=\"main\"} 1.0"), m.body());
+        assertTrue(m.body().contains("nhc_check_severity{check=\"fast\",probe=\"test.fast\"} 2.0"), m.body());
+        assertTrue(m.body().contains("nhc_daemon_healthy 1.0"), m.body());
 
         HttpResponse<String> noToken = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/recheck"))
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
@@ -317,24 +332,83 @@ class DaemonTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> runs("fast") == 2);
     }
 
+    private HttpResponse<String> get(String url) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
-    void theProxyAnswersHealthFromTheDaemonsVerdictWithTheShimDown() throws Exception {
-        answer.put("xid", Severity.FAIL);
-        start(write("nhc.yaml", config("""
-                  - name: xid
-                    use: gpu.test
-                """)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
-        String url = "http://127.0.0.1:" + daemon.proxyAddress().getPort() + ShimProxy.HEALTH_PATH;
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(9)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, r.statusCode());
-        @SuppressWarnings("unchecked")
-        Map<String, Object> dcgm = (Map<String, Object>) JSON.std.mapFrom(r.body()).get("dcgm");
-        assertEquals(20, dcgm.get("overall_health"));
-        Map<?, ?> first = (Map<?, ?>) ((List<?>) dcgm.get("incidents")).get(0);
-        assertEquals("nhc: xid: xid says fail", first.get("error_message"));
-        assertEquals(1, first.get("entity_group_id"));
-        assertEquals(2, first.get("entity_id"));
+    void pluginsGetEveryVerdictAndAreToldWhenItChanged() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        DaemonPlugin recorder = new DaemonPlugin() {
+            @Override
+            public String name() {
+                return "recorder";
+            }
+
+            @Override
+            public boolean wanted(Plan plan) {
+                return true;
+            }
+
+            @Override
+            public void start(DaemonContext daemon) {
+                seen.add("start " + daemon.node());
+            }
+
+            @Override
+            public void verdict(Verdict verdict, boolean changed) {
+                seen.add(verdict.severity().label() + (changed ? " changed" : ""));
+            }
+
+            @Override
+            public void metrics(MetricsOut out) {
+                out.gauge("nhc_test_plugin", "a plugin's own sample", 7, "kind", "test");
+            }
+
+            @Override
+            public void close() {
+                seen.add("closed");
+            }
+        };
+        Daemon d = start(write("nhc.yaml", config("  - { name: fast, use: test.fast }\n")), recorder);
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains("pass changed"));
+        answer.put("fast", Severity.FAIL);
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains("fail changed"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.stream().filter("fail"::equals).count() >= 2);
+        assertEquals("start node1", seen.get(0));
+        assertEquals(1, seen.stream().filter("fail changed"::equals).count(), "an unchanged verdict is not news: " + seen);
+        String metrics = get("http://127.0.0.1:" + d.statusAddress().getPort() + "/metrics").body();
+        assertTrue(metrics.contains("nhc_test_plugin{kind=\"test\"} 7.0"), metrics);
+        d.close();
+        assertTrue(seen.contains("closed"));
+    }
+
+    @Test
+    void theVerdictSocketAnswersBinNhcSlurmForItsOwnConfigOnly() throws Exception {
+        answer.put("fast", Severity.FAIL);
+        Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast }\n"));
+        start(file);
+        Path socket = dir.resolve("run/nhc.sock");
+        await().atMost(Duration.ofSeconds(10)).until(() -> SocketClient.ask(socket, "verdict " + file).startsWith("ok "));
+        String answerText = SocketClient.ask(socket, "verdict " + file);
+        assertTrue(answerText.startsWith("ok 1\n"), answerText);
+        assertTrue(answerText.contains("fast says fail"), answerText);
+        assertEquals(0700, (Integer) Files.getAttribute(socket.getParent(), "unix:mode") & 0777, "only its owner reaches the socket");
+        assertEquals(0600, (Integer) Files.getAttribute(socket, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS) & 0777);
+        String other = SocketClient.ask(socket, "verdict " + dir.resolve("other.yaml"));
+        assertTrue(other.startsWith("unavailable the daemon runs "), other);
+    }
+
+    @Test
+    void aStaleVerdictIsNotServedOnTheSocket() throws Exception {
+        Path file = write("nhc.yaml", config("""
+                  - { name: fast, use: test.fast }
+                  - { name: slow, use: test.slow, timeout: 60s }
+                """));
+        start(file);
+        Path socket = dir.resolve("run/nhc.sock");
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("fast") >= 1);
+        String a = SocketClient.ask(socket, "verdict " + file);
+        assertTrue(a.startsWith("unavailable check slow has not run yet"), a);
     }
 }

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -134,6 +135,7 @@ public final class PlanExecutor {
                           Map<String, CheckResult> results, StateSection schedule, ExecutorService pool) {
         Plan plan = req.plan();
         Map<String, Future<Timed>> futures = new LinkedHashMap<>();
+        Map<String, CompletableFuture<Void>> returned = new HashMap<>();
         Map<String, Instant> startedAt = new HashMap<>();
         Map<String, Instant> dueBy = new HashMap<>();
         Map<String, Object> settings = plan.settings().values().asMap();
@@ -145,7 +147,15 @@ public final class PlanExecutor {
                     check.rules().fieldsRead());
             startedAt.put(check.name(), now);
             dueBy.put(check.name(), checkDeadline);
-            futures.put(check.name(), pool.submit(() -> probeAndSave(check, ctx)));
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            returned.put(check.name(), done);
+            futures.put(check.name(), pool.submit(() -> {
+                try {
+                    return probeAndSave(check, ctx);
+                } finally {
+                    done.complete(null);
+                }
+            }));
         }
         for (PlannedCheck check : checks) {
             Future<Timed> f = futures.get(check.name());
@@ -160,6 +170,7 @@ public final class PlanExecutor {
                 r = judge(check, t.result(), req, t.millis());
             } catch (TimeoutException | CancellationException e) {
                 f.cancel(true);
+                req.abandoned().probe(check.name(), returned.get(check.name()));
                 Duration allowed = Duration.between(start, limit);
                 boolean byDeadline = !limit.isBefore(deadline);
                 String why = "probe " + check.check().use() + " did not finish within " + human(allowed)

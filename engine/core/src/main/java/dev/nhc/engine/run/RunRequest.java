@@ -5,6 +5,7 @@ import dev.nhc.engine.state.StateStore;
 
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One run: which plan, on which node, with which state. {@code only} limits the run to these
@@ -13,26 +14,38 @@ import java.util.Set;
  * (an admin asking explicitly with --only, or the daemon, which keeps each check's schedule itself).
  */
 public record RunRequest(Plan plan, String node, StateStore state, Set<String> only,
-                         Map<Class<?>, Object> services, boolean ignoreSchedule) {
+                         Map<Class<?>, Object> services, boolean ignoreSchedule, Abandoned abandoned) {
+
+    /** Told of a probe abandoned at its timeout, with a future that completes when the probe finally returns (if ever). */
+    @FunctionalInterface
+    public interface Abandoned {
+        void probe(String check, CompletableFuture<Void> returned);
+    }
 
     public RunRequest {
         only = Set.copyOf(only);
         services = Map.copyOf(services);
+        abandoned = abandoned == null ? (c, r) -> { } : abandoned;
     }
 
     public static RunRequest of(Plan plan, String node, StateStore state) {
-        return new RunRequest(plan, node, state, Set.of(), Map.of(), false);
+        return new RunRequest(plan, node, state, Set.of(), Map.of(), false, null);
     }
 
     public RunRequest withOnly(Set<String> names) {
-        return new RunRequest(plan, node, state, names, services, !names.isEmpty() || ignoreSchedule);
+        return new RunRequest(plan, node, state, names, services, !names.isEmpty() || ignoreSchedule, abandoned);
     }
 
     public RunRequest withServices(Map<Class<?>, Object> s) {
-        return new RunRequest(plan, node, state, only, s, ignoreSchedule);
+        return new RunRequest(plan, node, state, only, s, ignoreSchedule, abandoned);
     }
 
     public RunRequest ignoringSchedule() {
-        return new RunRequest(plan, node, state, only, services, true);
+        return new RunRequest(plan, node, state, only, services, true, abandoned);
+    }
+
+    /** The daemon keeps a check whose probe still hangs from starting again. */
+    public RunRequest onAbandoned(Abandoned a) {
+        return new RunRequest(plan, node, state, only, services, ignoreSchedule, a);
     }
 }

@@ -1,7 +1,6 @@
 package dev.nhc.engine.testing;
 
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
@@ -18,12 +17,20 @@ public final class ScriptedProbe implements Probe {
     private final Behaviour behaviour;
 
     public ScriptedProbe(String name, boolean timeoutFails, Behaviour behaviour) {
+        this(name, timeoutFails, behaviour, new String[0]);
+    }
+
+    /** A test probe with these tags ({@code gpu} makes a hang FAIL when {@code timeoutFails}). */
+    public ScriptedProbe(String name, boolean timeoutFails, Behaviour behaviour, String... tags) {
         ProbeSpec.Builder b = ProbeSpec.builder(name, "test probe " + name)
-                .param(ParamSpec.optional("value", ParamType.INTEGER, 0L, "a number to report"))
-                .param(ParamSpec.optional("mount", ParamType.STRING, null, "a path"))
-                .param(ParamSpec.optional("count", ParamType.INTEGER, null, "expected count"))
+                .tags(tags)
+                .param(ParamSpec.integer("value", "a number to report").defaultValue(0L))
+                .param(ParamSpec.text("mount", "a path"))
+                .param(ParamSpec.integer("count", "expected count"))
                 .field("value", Unit.COUNT, "the value")
-                .field("used_percent", Unit.PERCENT, "a percentage");
+                .field("used_percent", Unit.PERCENT, "a percentage")
+                .field("severity", Unit.TEXT, "what PassThroughRules makes of this observation")
+                .field("message", Unit.TEXT, "the message PassThroughRules gives it");
         if (timeoutFails) {
             b.timeoutFails();
         }

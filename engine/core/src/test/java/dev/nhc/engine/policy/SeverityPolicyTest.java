@@ -1,0 +1,154 @@
+package dev.nhc.engine.policy;
+
+import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.config.OnUnknown;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.plan.PlannedCheck;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.engine.state.StateSection;
+import dev.nhc.engine.testing.PassThroughRules;
+import dev.nhc.engine.testing.ScriptedProbe;
+import dev.nhc.model.CheckResult;
+import dev.nhc.model.CheckStatus;
+import dev.nhc.model.Entity;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Remedy;
+import dev.nhc.model.Severity;
+import dev.nhc.model.SlurmState;
+import dev.nhc.model.Verdict;
+import dev.nhc.probe.ProbeResult;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * The severity table of docs/DESIGN.md, one row per case: what a verdict of that severity means to
+ * the exit code, to Slurm and to dstack, and how checks' findings become it.
+ */
+class SeverityPolicyTest {
+    private final SeverityPolicy policy = SeverityPolicy.STANDARD;
+
+    private static Finding finding(Severity s, SlurmState state) {
+        return new Finding("c", Entity.NODE, s, "c is " + s.label(), Remedy.NONE, state, Map.of());
+    }
+
+    private Verdict verdictOf(Finding... findings) {
+        List<Finding> fs = List.of(findings);
+        CheckResult c = new CheckResult("c", "test", java.util.Set.of(), CheckStatus.COMPLETED, policy.ofFindings(fs), 1, fs, List.of(), null);
+        return policy.verdict("n1", Instant.EPOCH, 1, List.of(c));
+    }
+
+    /** severity | slurm_state of the failing finding | exit | Slurm intent | Slurm state | dstack (on_unknown ignore) | dstack (on_unknown fail). */
+    @ParameterizedTest(name = "{0} {1}: exit {2}, slurm {3} {4}, dstack {5}/{6}")
+    @CsvSource({
+            "PASS,    ,     0, RELEASE, ,      0,  0",
+            "WARN,    ,     0, NOTHING, ,      10, 10",
+            "UNKNOWN, ,     0, NOTHING, ,      10, 20",
+            "FAIL,    ,     1, HOLD,    DRAIN, 20, 20",
+            "FAIL,    FAIL, 1, HOLD,    FAIL,  20, 20",
+    })
+    void theTable(Severity severity, SlurmState findingState, int exit, SlurmIntent.Kind intent, SlurmState slurmState,
+                  int dstackIgnore, int dstackFail) {
+        Verdict v = verdictOf(finding(severity, findingState));
+        assertEquals(severity, v.severity());
+        assertEquals(exit, policy.exitCode(v.severity(), false));
+        SlurmIntent i = policy.slurmIntent(v, SlurmState.DRAIN);
+        assertEquals(intent, i.kind());
+        assertEquals(slurmState, i.state());
+        assertEquals(dstackIgnore, policy.dstackHealth(v.severity(), OnUnknown.IGNORE));
+        assertEquals(dstackFail, policy.dstackHealth(v.severity(), OnUnknown.FAIL));
+    }
+
+    @Test
+    void configInvalidAndNhcsOwnErrorHaveTheirExitCodes() {
+        assertEquals(2, SeverityPolicy.EXIT_INVALID);
+        assertEquals(3, SeverityPolicy.EXIT_INTERNAL);
+    }
+
+    @Test
+    void theCircuitBreakerMakesAnOtherwisePassingRunExitOne() {
+        assertEquals(1, policy.exitCode(Severity.PASS, true));
+    }
+
+    @Test
+    void failureStateFailTurnsEveryDrainIntoFail() {
+        SlurmIntent i = policy.slurmIntent(verdictOf(finding(Severity.FAIL, null)), SlurmState.FAIL);
+        assertEquals(SlurmState.FAIL, i.state());
+        assertEquals(1, i.failures().size());
+    }
+
+    @Test
+    void aVerdictIsItsWorstCheckAndSkippedChecksDoNotCount() {
+        Finding warn = finding(Severity.WARN, null);
+        CheckResult w = new CheckResult("w", "t", java.util.Set.of(), CheckStatus.COMPLETED, Severity.WARN, 1, List.of(warn), List.of(), null);
+        CheckResult u = new CheckResult("u", "t", java.util.Set.of(), CheckStatus.ERROR, Severity.UNKNOWN, 1, List.of(), List.of(), null);
+        CheckResult skipped = new CheckResult("s", "t", java.util.Set.of(), CheckStatus.SKIPPED, Severity.FAIL, 0, List.of(), List.of(), "x");
+        assertEquals(Severity.WARN, policy.verdict("n", Instant.EPOCH, 0, List.of(u, w, skipped)).severity(),
+                "UNKNOWN ranks below WARN: no opinion never outranks a degradation; a skipped check does not count");
+        assertEquals(Severity.PASS, policy.verdict("n", Instant.EPOCH, 0, List.of()).severity());
+    }
+
+    private PlannedCheck planned(String checkYaml, boolean gpu) throws Exception {
+        ScriptedProbe probe = new ScriptedProbe("test.p", gpu, ctx -> ProbeResult.of());
+        Plan p = new ConfigLoader(new ProbeRegistry(List.of(probe)), new PassThroughRules(), List.of()).enforceOwnership(false)
+                .parse("t.yaml", "nhc: 1\nchecks:\n  - { name: c, use: test.p" + checkYaml + " }\n", null);
+        return p.checks().get(0);
+    }
+
+    @ParameterizedTest(name = "on_unknown {0}: unknown counts as {1}")
+    @CsvSource({"ignore, UNKNOWN", "warn, WARN", "fail, FAIL"})
+    void onUnknownSaysWhatCouldNotDecideCountsAs(String onUnknown, Severity counted) throws Exception {
+        PlannedCheck c = planned(", on_unknown: " + onUnknown, false);
+        List<Finding> out = policy.settle(c.check(), List.of(finding(Severity.UNKNOWN, null)), StateSection.detached("m"), OnUnknown.IGNORE);
+        assertEquals(counted, out.get(0).severity());
+    }
+
+    @Test
+    void theConfigsOnUnknownAppliesWhenTheCheckSetsNone() throws Exception {
+        PlannedCheck c = planned("", false);
+        assertEquals(Severity.WARN, policy.settle(c.check(), List.of(finding(Severity.UNKNOWN, null)), StateSection.detached("m"),
+                OnUnknown.WARN).get(0).severity());
+    }
+
+    @Test
+    void aTimeoutFailsAProbeWhoseHangMeansSicknessAndIsUnknownOtherwise() throws Exception {
+        Finding gpu = policy.timedOut(planned("", true), "hung");
+        assertEquals(Severity.FAIL, gpu.severity());
+        assertEquals(Remedy.REBOOT, gpu.remedy());
+        Finding host = policy.timedOut(planned("", false), "hung");
+        assertEquals(Severity.UNKNOWN, host.severity());
+        assertEquals(Remedy.NONE, host.remedy());
+        assertNull(host.slurmState());
+    }
+
+    @Test
+    void aTimedOutGpuCheckKeepsItsSlurmState() throws Exception {
+        assertEquals(SlurmState.FAIL, policy.timedOut(planned(", slurm_state: fail", true), "hung").slurmState());
+    }
+
+    @Test
+    void forNHoldsAFindingBackUntilItHasLastedNRuns() throws Exception {
+        PlannedCheck c = planned(", for: 2", false);
+        StateSection memory = StateSection.detached("m");
+        Finding first = policy.settle(c.check(), List.of(finding(Severity.FAIL, null)), memory, OnUnknown.IGNORE).get(0);
+        assertEquals(Severity.PASS, first.severity());
+        assertEquals("fail condition met 1 of 2 consecutive runs: c is fail", first.message());
+        assertEquals(Severity.FAIL, policy.settle(c.check(), List.of(finding(Severity.FAIL, null)), memory, OnUnknown.IGNORE).get(0).severity());
+    }
+
+    @Test
+    void anEntityThatCouldNotBeReadIsUnknownWithItsReason() throws Exception {
+        Finding f = policy.unreadable(planned("", false), dev.nhc.model.Observation.unreadable(Entity.of(Entity.Kind.MOUNT, "/x"),
+                "cannot read /proc/self/mounts: no such file"));
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertEquals("cannot read /proc/self/mounts: no such file", f.message());
+        assertEquals("/x", f.entity().label());
+    }
+}

@@ -143,10 +143,11 @@ settings:
   interval: 1s
   check_timeout: 5s
   state_dir: $T/state
+daemon:
+  metrics_listen: 127.0.0.1:9464
 dstack:
   listen: 127.0.0.1:10998
   shim: 127.0.0.1:11998
-  metrics_listen: 127.0.0.1:9464
   project: main
   fleet: nhc-e2e
 checks:

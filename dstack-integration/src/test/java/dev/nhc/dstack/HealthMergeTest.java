@@ -1,6 +1,7 @@
 package dev.nhc.dstack;
 
 import dev.nhc.engine.config.OnUnknown;
+import dev.nhc.probe.Tags;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
 import dev.nhc.model.Severity;
@@ -41,7 +42,7 @@ class HealthMergeTest {
     @Test
     void nhcFailOutranksShimWarnAndIsListedFirstWithTheShimIncidentKept() {
         var v = Verdicts.with(check("gpu-ecc", "gpu.ecc", CheckStatus.COMPLETED,
-                finding("gpu3", Severity.FAIL, "GPU 3: 2 volatile double-bit ECC errors")));
+                finding("GPU 3", Severity.FAIL, "GPU 3: 2 volatile double-bit ECC errors")));
         var out = HealthMerge.merge(new ShimHealth.Answer(SHIM_WARN), v, OnUnknown.IGNORE);
         assertEquals(20, dcgm(out).get("overall_health"));
         List<Map<String, Object>> inc = incidents(out);
@@ -108,7 +109,7 @@ class HealthMergeTest {
 
     @Test
     void checkThatTimedOutWithoutFindingsStillGetsAnIncident() {
-        var timedOut = new CheckResult("gpus", "gpu.inventory", CheckStatus.TIMED_OUT, Severity.FAIL, 10_000,
+        var timedOut = new CheckResult("gpus", "gpu.inventory", Verdicts.tags("gpu.inventory"), CheckStatus.TIMED_OUT, Severity.FAIL, 10_000,
                 List.of(), List.of(), "abandoned after 10s: NVML hung");
         var out = HealthMerge.merge(new ShimHealth.Down("x"), Verdicts.with(timedOut), OnUnknown.IGNORE);
         assertEquals(20, dcgm(out).get("overall_health"));
@@ -123,7 +124,7 @@ class HealthMergeTest {
 
     @Test
     void skippedChecksAndPassFindingsAddNothing() {
-        var v = Verdicts.with(CheckResult.skipped("dcgm-diag", "dcgm.diag", "not due"),
+        var v = Verdicts.with(CheckResult.skipped("dcgm-diag", "dcgm.diag", Verdicts.tags("dcgm.diag"), "not due"),
                 check("root-fs", "disk.usage", CheckStatus.COMPLETED, finding("/", Severity.PASS, "fine")));
         var out = HealthMerge.merge(new ShimHealth.Down("x"), v, OnUnknown.IGNORE);
         assertTrue(incidents(out).isEmpty());
@@ -131,12 +132,12 @@ class HealthMergeTest {
     }
 
     @Test
-    void gpuIndexAndSystemBits() {
-        assertEquals(5, GpuIndex.of("gpu.ecc", "GPU 5").getAsInt());
-        assertEquals(2, GpuIndex.of("gpu.ecc", "2").getAsInt());
-        assertTrue(GpuIndex.of("disk.usage", "2").isEmpty());
-        assertEquals(DcgmSystem.NVLINK, DcgmSystem.of("gpu.nvlink", Severity.WARN));
-        assertEquals(DcgmSystem.NVSWITCH_FATAL, DcgmSystem.of("gpu.sxid", Severity.FAIL));
-        assertEquals(DcgmSystem.NONE, DcgmSystem.of("disk.usage", Severity.FAIL));
+    void theHealthSystemBitComesFromTheProbesTagsNeverItsName() {
+        assertEquals(DcgmSystem.NVLINK, DcgmSystem.of(java.util.Set.of(Tags.GPU, Tags.NVLINK), Severity.WARN));
+        assertEquals(DcgmSystem.NVSWITCH_FATAL, DcgmSystem.of(java.util.Set.of(Tags.GPU, Tags.NVSWITCH), Severity.FAIL));
+        assertEquals(DcgmSystem.NVSWITCH_NONFATAL, DcgmSystem.of(java.util.Set.of(Tags.FABRIC), Severity.WARN));
+        assertEquals(DcgmSystem.MEM, DcgmSystem.of(java.util.Set.of(Tags.GPU, Tags.MEMORY), Severity.FAIL));
+        assertEquals(DcgmSystem.NONE, DcgmSystem.of(java.util.Set.of(Tags.HOST, Tags.MEMORY), Severity.FAIL), "host memory is not a GPU's");
+        assertEquals(DcgmSystem.NONE, DcgmSystem.of(java.util.Set.of(), Severity.FAIL));
     }
 }

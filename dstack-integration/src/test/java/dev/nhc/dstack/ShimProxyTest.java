@@ -1,5 +1,6 @@
 package dev.nhc.dstack;
 
+import dev.nhc.daemon.HostPort;
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nhc.engine.config.OnUnknown;
 import dev.nhc.model.CheckStatus;

@@ -1,5 +1,6 @@
 package dev.nhc.dstack;
 
+import dev.nhc.daemon.HostPort;
 import dev.nhc.engine.config.OnUnknown;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.nhc.dstack;
 
+import dev.nhc.daemon.HostPort;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 

@@ -2,6 +2,9 @@ package dev.nhc.slurm;
 
 import dev.nhc.engine.action.VerdictAction.ActionOutcome;
 import dev.nhc.engine.config.Config;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.policy.SeverityPolicy;
+import dev.nhc.model.Entity;
 import dev.nhc.engine.config.Settings;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
@@ -29,6 +32,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -62,31 +66,36 @@ class SlurmActionTest {
     // ---- helpers -------------------------------------------------------------------------------
 
     static Finding fail(String check, String message) {
-        return new Finding(check, "node", Severity.FAIL, message, Remedy.NONE, null, Map.of());
+        return new Finding(check, Entity.NODE, Severity.FAIL, message, Remedy.NONE, null, Map.of());
     }
 
     static Finding failHw(String check, String message) {
-        return new Finding(check, "GPU 0", Severity.FAIL, message, Remedy.HARDWARE, SlurmState.FAIL, Map.of());
+        return new Finding(check, Entity.gpu(0, null), Severity.FAIL, message, Remedy.HARDWARE, SlurmState.FAIL, Map.of());
     }
 
     static Finding of(Severity s, String check, String message) {
-        return new Finding(check, "node", s, message, Remedy.NONE, null, Map.of());
+        return new Finding(check, Entity.NODE, s, message, Remedy.NONE, null, Map.of());
     }
 
     static Verdict verdict(Finding... findings) {
         List<CheckResult> checks = new ArrayList<>();
         for (Finding f : findings) {
-            checks.add(new CheckResult(f.check(), "test.probe", CheckStatus.COMPLETED, f.severity(), 1, List.of(f), List.of(), null));
+            checks.add(new CheckResult(f.check(), "test.probe", Set.of(), CheckStatus.COMPLETED, f.severity(), 1, List.of(f), List.of(), null));
         }
         if (checks.isEmpty()) {
-            checks.add(new CheckResult("root-fs", "disk.usage", CheckStatus.COMPLETED, Severity.PASS, 1,
+            checks.add(new CheckResult("root-fs", "disk.usage", Set.of(), CheckStatus.COMPLETED, Severity.PASS, 1,
                     List.of(of(Severity.PASS, "root-fs", "ok")), List.of(), null));
         }
-        return new Verdict(NODE, Instant.now(), 5, checks);
+        return SeverityPolicy.STANDARD.verdict(NODE, Instant.now(), 5, checks);
     }
 
     static Verdict passing() {
         return verdict();
+    }
+
+    static Plan plan(Map<String, Object> section) {
+        return new Plan(new Config(Path.of("/etc/nhc/nhc.yaml"), new Settings(Params.empty()), Map.of(), List.of(),
+                Map.of("slurm", new Params(section)), Set.of("slurm")), List.of());
     }
 
     /** One nhc run: a fresh state store (as each process has), the action, then the flush the CLI does. */
@@ -96,8 +105,7 @@ class SlurmActionTest {
 
     ActionOutcome run(Verdict v, Instant deadline) throws IOException {
         StateStore store = new StateStore(stateDir);
-        Config config = new Config(Path.of("/etc/nhc/nhc.yaml"), new Settings(Params.empty()), Map.of(), List.of(),
-                Map.of("slurm", new Params(section)));
+        Plan config = plan(section);
         SlurmAction action = new SlurmAction(env, Clock.fixed(now, ZoneOffset.UTC), Duration.ofMillis(10));
         last = action.apply(v, config, store, NODE, deadline);
         store.flush();
@@ -502,8 +510,7 @@ class SlurmActionTest {
         Instant deadline = realNow.plusSeconds(4);
         SlurmAction action = new SlurmAction(env, Clock.systemUTC(), Duration.ofMillis(10));
         StateStore store = new StateStore(stateDir);
-        Config config = new Config(Path.of("/etc/nhc/nhc.yaml"), new Settings(Params.empty()), Map.of(), List.of(),
-                Map.of("slurm", new Params(section)));
+        Plan config = plan(section);
 
         ActionOutcome out = action.apply(verdict(fail("root-fs", "used 97% of /")), config, store, NODE, deadline);
 
@@ -523,11 +530,41 @@ class SlurmActionTest {
     }
 
     @Test
-    void slurmDownWhilePassingChangesNothing() throws IOException {
+    void aHealthyRunOfANodeNhcDoesNotHoldAsksSlurmNothing() throws IOException {
+        run(passing());
+        run(verdict(of(Severity.WARN, "load", "load 40 > 32")));
+        run(verdict(of(Severity.UNKNOWN, "dcgm", "dcgmi not installed")));
+        assertEquals(List.of(), slurm.calls(), "the ledger knows nhc holds nothing: no RPC to slurmctld");
+    }
+
+    @Test
+    void aHealthyRunOfANodeNhcHoldsAsksOnceThenResumesIt() throws IOException {
+        run(verdict(fail("root-fs", "used 97% of /")));
+        assertEquals(List.of("scontrol show node -o " + NODE, "scontrol show node -o",
+                "scontrol update NodeName=" + NODE + " State=DRAIN Reason=NHC: root-fs: used 97% of /"), commands(0),
+                "a drain: the node's state, the circuit breaker's count, the update");
+        int before = slurm.calls().size();
+        run(passing());
+        assertEquals(List.of("scontrol show node -o " + NODE, "scontrol update NodeName=" + NODE + " State=RESUME"), commands(before),
+                "a node nhc holds: one query, then the resume");
+        before = slurm.calls().size();
+        run(passing());
+        assertEquals(List.of(), commands(before), "resumed and forgotten: nothing more to ask");
+    }
+
+    private List<String> commands(int from) throws IOException {
+        List<List<String>> all = slurm.calls();
+        return all.subList(from, all.size()).stream().map(c -> String.join(" ", c).replaceAll("^\\S*/scontrol", "scontrol")).toList();
+    }
+
+    @Test
+    void slurmDownWhilePassingOnANodeNhcHoldsChangesNothing() throws IOException {
+        run(verdict(fail("root-fs", "used 97% of /")));
         slurm.down(true);
         section.put("retries", 0L);
         run(passing());
         assertTrue(said().contains("nothing changed"), said());
+        assertEquals("IDLE+DRAIN", slurm.state(NODE));
     }
 
     // ---- environment ---------------------------------------------------------------------------
@@ -535,23 +572,12 @@ class SlurmActionTest {
     @Test
     void slurmConfFromTheConfigReachesScontrolAndTheEnvironmentWins() throws IOException {
         section.put("slurm_conf", "/srv/slurm/slurm.conf");
-        run(passing());
+        run(verdict(fail("root-fs", "used 97% of /")));
         assertEquals("/srv/slurm/slurm.conf", slurm.lastSlurmConf());
 
         env.put("SLURM_CONF", "/from/env/slurm.conf");
         run(passing());
         assertEquals("/from/env/slurm.conf", slurm.lastSlurmConf());
-    }
-
-    @Test
-    void anInvalidSectionValueChangesNothingAndSaysWhere() throws IOException {
-        section.put("failure_state", "reboot");
-
-        ActionOutcome out = run(verdict(fail("root-fs", "used 97% of /")));
-
-        assertEquals(List.of(), slurm.calls());
-        assertTrue(out.forceFailure());
-        assertTrue(said().contains("/etc/nhc/nhc.yaml") && said().contains("reboot"), said());
     }
 
     @Test

@@ -6,7 +6,7 @@ import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.config.ConfigSection;
 import dev.nhc.engine.config.Problems;
-import dev.nhc.engine.eval.Evaluator;
+import dev.nhc.engine.testing.PassThroughRules;
 import dev.nhc.model.Finding;
 import dev.nhc.model.SlurmState;
 import dev.nhc.engine.plan.ProbeRegistry;
@@ -26,22 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SlurmSectionTest {
-    /** Configs here have no checks, so the rules engine is never asked. */
-    private static final Evaluator NO_RULES = new Evaluator() {
-        @Override
-        public void validate(dev.nhc.engine.config.CheckConfig check, ProbeSpec spec, Problems problems) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public List<Finding> evaluate(dev.nhc.engine.config.CheckConfig check, ProbeSpec spec, ProbeResult result, StateSection memory) {
-            throw new UnsupportedOperationException();
-        }
-    };
-
     private static ConfigLoader loader() {
         List<ConfigSection> sections = ServiceLoader.load(ConfigSection.class).stream().map(ServiceLoader.Provider::get).toList();
-        return new ConfigLoader(new ProbeRegistry(List.of()), NO_RULES, sections).enforceOwnership(false);
+        return new ConfigLoader(new ProbeRegistry(List.of()), new PassThroughRules(), sections).enforceOwnership(false);
     }
 
     @Test
@@ -61,7 +48,7 @@ class SlurmSectionTest {
                   command_timeout: 2s
                   slurm_conf: /srv/slurm.conf
                 checks: []
-                """, Path.of("nhc.yaml"));
+                """, Path.of("nhc.yaml")).config();
         SlurmSettings s = SlurmSettings.from(c.section("slurm"), Map.of());
         assertEquals(SlurmState.FAIL, s.failureState());
         assertEquals(3, s.resumeAfter());
@@ -93,18 +80,25 @@ class SlurmSectionTest {
                 checks: []
                 """, Path.of("nhc.yaml")));
         String m = e.getMessage();
-        assertTrue(m.contains("nhc.yaml:3:18") && m.contains("failure_state: must be drain or fail, not 'reboot'"), m);
+        assertTrue(m.contains("nhc.yaml:3:18") && m.contains("failure_state") && m.contains("'reboot' is not one of drain, fail"), m);
         assertTrue(m.contains("nhc.yaml:4:25") && m.contains("max_drained_fraction"), m);
         assertTrue(m.contains("nhc.yaml:5:13") && m.contains("absolute path"), m);
     }
 
     @Test
-    void outOfRangeValuesAreRefusedNamingTheKey() {
-        assertThrows(IllegalArgumentException.class, () -> SlurmSettings.from(new dev.nhc.probe.Params(
-                Map.of("max_drained_fraction", 1.5)), Map.of()));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SlurmSettings.from(
-                new dev.nhc.probe.Params(Map.of("resume_after", 0L)), Map.of()));
-        assertTrue(e.getMessage().contains("resume_after"));
+    void outOfRangeValuesAreRefusedWhenTheConfigLoadsNamingTheKey() {
+        ConfigException e = assertThrows(ConfigException.class, () -> loader().parse("nhc.yaml", """
+                nhc: 1
+                slurm:
+                  resume_after: 0
+                  retries: 11
+                  command_timeout: 55s
+                checks: []
+                """, Path.of("nhc.yaml")));
+        String m = e.getMessage();
+        assertTrue(m.contains("nhc.yaml:3:17") && m.contains("resume_after") && m.contains("between 1 and 1000"), m);
+        assertTrue(m.contains("nhc.yaml:4:12") && m.contains("retries"), m);
+        assertTrue(m.contains("nhc.yaml:5:20") && m.contains("at most 50s"), m);
     }
 
     @Test

@@ -1,17 +1,23 @@
 package dev.nhc.dstack.e2e;
 
-import dev.nhc.dstack.Daemon;
-import dev.nhc.dstack.EngineCheckRunner;
+import dev.nhc.daemon.Daemon;
+import dev.nhc.daemon.DaemonPlugin;
 import dev.nhc.engine.config.ConfigLoader;
-import dev.nhc.engine.run.Runner;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.rules.RuleEngine;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 
 /**
- * The daemon as {@code nhc daemon} wires it (standard config loader, the engine's Runner, the rules
- * engine), plus the e2e flag probe from the test class path. Used by src/e2e/run-e2e.sh.
+ * The daemon as {@code nhc daemon} wires it (every probe and config section on the class path, the
+ * rule engine, the plugins found by ServiceLoader), plus the e2e flag probe from the test class
+ * path. Used by src/e2e/run-e2e.sh.
  */
 public final class E2eDaemonMain {
     private E2eDaemonMain() {
@@ -19,9 +25,11 @@ public final class E2eDaemonMain {
 
     public static void main(String[] args) {
         Path config = Path.of(args[0]);
-        ConfigLoader loader = ConfigLoader.standard().enforceOwnership(false);
-        Runner runner = new Runner(loader.registry(), loader.evaluator(), Clock.systemUTC());
+        ConfigLoader loader = new ConfigLoader(ProbeRegistry.load(), new RuleEngine(), ConfigLoader.sectionsOnClassPath())
+                .enforceOwnership(false);
+        List<DaemonPlugin> plugins = new ArrayList<>();
+        ServiceLoader.load(DaemonPlugin.class).forEach(plugins::add);
         String node = "e2e-host";
-        System.exit(Daemon.run(() -> loader.load(config), new EngineCheckRunner(runner, node, Map.of()), node, System.err));
+        System.exit(Daemon.run(() -> loader.load(config), new PlanExecutor(Clock.systemUTC()), node, System.err, Map.of(), plugins, List.of()));
     }
 }

@@ -222,9 +222,14 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         synchronized (lock) {
             runLock = takeRunLock(plan);
             restoreVerdict(state);
+            // The plan is in place before endpoints and plugins start (they read it); checks start after them,
+            // so that no verdict is made before every plugin can hear of it.
+            current = new Generation(plan, state);
             startEndpoints(ds);
             startPlugins(plan);
-            install(plan, state);
+            for (Slot s : current.slots.values()) {
+                schedule(s, Duration.ZERO);
+            }
             tick = timer.scheduleWithFixedDelay(this::tick, plan.settings().interval().toMillis(),
                     plan.settings().interval().toMillis(), TimeUnit.MILLISECONDS);
         }

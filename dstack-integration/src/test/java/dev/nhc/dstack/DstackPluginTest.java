@@ -1,0 +1,114 @@
+package dev.nhc.dstack;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import dev.nhc.daemon.Daemon;
+import dev.nhc.daemon.DaemonSection;
+import dev.nhc.engine.config.ConfigException;
+import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.testing.PassThroughRules;
+import dev.nhc.engine.testing.ScriptedProbe;
+import dev.nhc.model.Entity;
+import dev.nhc.model.Observation;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.Tags;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** dstack's plugin in a running daemon: the shim proxy answers from the daemon's verdict, and dstack's labels are on every metric. */
+class DstackPluginTest {
+    @TempDir
+    Path dir;
+    private Daemon daemon;
+    private final DstackPlugin plugin = new DstackPlugin();
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @AfterEach
+    void stop() {
+        if (daemon != null) {
+            daemon.close();
+        }
+    }
+
+    private ConfigLoader loader() {
+        ScriptedProbe gpu = new ScriptedProbe("gpu.test", true, ctx -> ProbeResult.of(Observation.of(Entity.gpu(2, "0000:3b:00.0"))
+                .put("severity", "fail").put("message", "GPU 2: 2 volatile double-bit ECC errors").build()), Tags.GPU, Tags.MEMORY);
+        return new ConfigLoader(new ProbeRegistry(List.of(gpu)), new PassThroughRules(), List.of(new DaemonSection(), new DstackSection()))
+                .enforceOwnership(false);
+    }
+
+    private String config(String dstack) {
+        return "nhc: 1\nsettings:\n  interval: 300ms\n  state_dir: " + dir.resolve("state") + "\n"
+                + "daemon:\n  metrics_listen: 127.0.0.1:0\n" + dstack
+                + "checks:\n  - { name: ecc, use: gpu.test }\n";
+    }
+
+    @Test
+    void theProxyAnswersHealthFromTheDaemonsVerdictWithTheShimDown() throws Exception {
+        Path file = dir.resolve("nhc.yaml");
+        Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:1\n  project: main\n  fleet: ssh-fleet\n"));
+        daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
+        daemon.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
+
+        String url = "http://127.0.0.1:" + plugin.proxyAddress().getPort() + ShimProxy.HEALTH_PATH;
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(9)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> dcgm = (Map<String, Object>) JSON.std.mapFrom(r.body()).get("dcgm");
+        assertEquals(20, dcgm.get("overall_health"));
+        Map<?, ?> first = (Map<?, ?>) ((List<?>) dcgm.get("incidents")).get(0);
+        assertEquals("nhc: ecc: GPU 2: 2 volatile double-bit ECC errors", first.get("error_message"));
+        assertEquals(DcgmSystem.MEM, first.get("system"), "the probe's memory tag, not its name");
+        assertEquals(1, first.get("entity_group_id"));
+        assertEquals(2, first.get("entity_id"), "the GPU index from the finding's entity");
+
+        String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + daemon.statusAddress().getPort() + "/metrics"))
+                .build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertTrue(metrics.contains("nhc_check_severity{check=\"ecc\",dstack_fleet_name=\"ssh-fleet\",dstack_project_name=\"main\",probe=\"gpu.test\"} 3.0"),
+                metrics);
+        assertTrue(metrics.contains("nhc_proxy_health_answers_total{dstack_fleet_name=\"ssh-fleet\",dstack_project_name=\"main\",shim=\"down\"} 1.0"),
+                metrics);
+    }
+
+    @Test
+    void withoutADstackSectionThereIsNoProxy() throws Exception {
+        Path file = dir.resolve("nhc.yaml");
+        Files.writeString(file, config(""));
+        daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
+        daemon.start();
+        assertEquals(null, plugin.proxyAddress());
+    }
+
+    @Test
+    void theDaemonsOwnKeysMovedOutOfTheDstackSection() throws Exception {
+        Path file = dir.resolve("nhc.yaml");
+        Files.writeString(file, config("dstack:\n  metrics_listen: 127.0.0.1:9464\n"));
+        ConfigException e = assertThrows(ConfigException.class, () -> loader().load(file));
+        assertTrue(e.getMessage().contains("nhc.yaml:8:19") && e.getMessage().contains("moved to the daemon's section"), e.getMessage());
+    }
+}

@@ -1,0 +1,143 @@
+package dev.nhc.slurm;
+
+import dev.nhc.daemon.DaemonContext;
+import dev.nhc.engine.config.Config;
+import dev.nhc.engine.config.Settings;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.state.StateStore;
+import dev.nhc.model.Severity;
+import dev.nhc.model.Verdict;
+import dev.nhc.probe.Params;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The Slurm action inside the daemon: applied when the verdict changes, re-checked every interval only while nhc holds the node. */
+class SlurmPluginTest {
+    private static final String NODE = "gpu-001";
+
+    @TempDir
+    Path tmp;
+    FakeSlurm slurm;
+    StateStore state;
+    final List<String> log = new ArrayList<>();
+    /** The plugin's clock; the action under it runs scontrol in real time, within a deadline from this. */
+    Instant now = Instant.now();
+    SlurmPlugin plugin;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        slurm = new FakeSlurm(tmp.resolve("slurm"));
+        state = new StateStore(tmp.resolve("state"));
+        slurm.node(NODE, "IDLE", null);
+        SlurmAction action = new SlurmAction(Map.of(), Clock.systemUTC(), Duration.ofMillis(10));
+        plugin = new SlurmPlugin(action, new Clock() {
+            @Override
+            public ZoneOffset getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return now;
+            }
+        });
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("interval", Duration.ofSeconds(60));
+        Map<String, Object> section = new LinkedHashMap<>();
+        section.put("scontrol", slurm.scontrol.toString());
+        section.put("sinfo", slurm.sinfo.toString());
+        Plan plan = new Plan(new Config(Path.of("/etc/nhc/nhc.yaml"), new Settings(new Params(settings)), Map.of(), List.of(),
+                Map.of("slurm", new Params(section)), Set.of("slurm")), List.of());
+        plugin.start(new DaemonContext() {
+            @Override
+            public Verdict verdict() {
+                return null;
+            }
+
+            @Override
+            public Plan plan() {
+                return plan;
+            }
+
+            @Override
+            public String node() {
+                return NODE;
+            }
+
+            @Override
+            public StateStore state() {
+                return state;
+            }
+
+            @Override
+            public void recheckAll() {
+            }
+
+            @Override
+            public void log(String line) {
+                log.add(line);
+            }
+        });
+    }
+
+    private int calls() throws IOException {
+        return slurm.calls().size();
+    }
+
+    @Test
+    void aFailingVerdictDrainsAtOnceAndAnUnchangedOneAsksNothingUntilTheInterval() throws IOException {
+        Verdict failing = SlurmActionTest.verdict(SlurmActionTest.failHw("xid", "GPU 3: XID 79 (GPU has fallen off the bus)"));
+        plugin.verdict(failing, true);
+        assertEquals("IDLE+FAIL", slurm.state(NODE), "a hardware fault asks for FAIL");
+        assertTrue(log.stream().anyMatch(l -> l.contains("set node " + NODE + " to FAIL")), log.toString());
+
+        int before = calls();
+        now = now.plusSeconds(1);
+        plugin.verdict(failing, false);
+        assertEquals(before, calls(), "the same verdict a second later is not news");
+
+        now = now.plusSeconds(60);
+        plugin.verdict(failing, false);
+        assertEquals(before + 1, calls(), "every interval, one look at a node nhc holds");
+    }
+
+    @Test
+    void aHealthyNodeNhcDoesNotHoldCostsSlurmNothing() throws IOException {
+        Verdict passing = SlurmActionTest.passing();
+        plugin.verdict(passing, true);
+        now = now.plusSeconds(120);
+        plugin.verdict(passing, false);
+        plugin.verdict(SlurmActionTest.verdict(SlurmActionTest.of(Severity.WARN, "load", "high")), true);
+        assertEquals(0, calls());
+    }
+
+    @Test
+    void aRecoveredNodeIsResumedWhenTheVerdictChanges() throws IOException {
+        plugin.verdict(SlurmActionTest.verdict(SlurmActionTest.fail("root-fs", "used 97% of /")), true);
+        assertEquals("IDLE+DRAIN", slurm.state(NODE));
+        now = now.plusSeconds(5);
+        plugin.verdict(SlurmActionTest.passing(), true);
+        assertEquals("IDLE", slurm.state(NODE));
+    }
+}

@@ -100,7 +100,7 @@ class BadInputIT {
         Files.writeString(f, cfg("  - { name: a, use: test.wait }\n"));
         NhcProcess.Result ok = NhcProcess.run(dir, NhcProcess.withTestProbes(), "check-config", "-c", f.toString());
         assertEquals(0, ok.exit(), ok.err());
-        assertTrue(ok.out().contains("valid, 1 checks"), ok.out());
+        assertTrue(ok.out().contains("valid, 1 check\n"), ok.out());
         Files.writeString(f, cfg("  - { name: a, use: nope }\n"));
         NhcProcess.Result bad = NhcProcess.run(dir, NhcProcess.withTestProbes(), "check-config", "-c", f.toString());
         assertEquals(2, bad.exit());

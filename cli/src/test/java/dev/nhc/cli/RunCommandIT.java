@@ -57,7 +57,7 @@ class RunCommandIT {
         List<?> findings = (List<?>) m.get("findings");
         assertEquals(1, findings.size());
         Map<?, ?> f = (Map<?, ?>) findings.get(0);
-        assertEquals(List.of("check", "entity", "severity", "message", "remedy", "slurm_state", "observed"), List.copyOf(f.keySet()));
+        assertEquals(List.of("check", "entity", "entity_kind", "entity_id", "severity", "message", "remedy", "slurm_state", "observed"), List.copyOf(f.keySet()));
         assertEquals("big", f.get("check"));
         assertEquals("fail", f.get("severity"));
         assertEquals(7, ((Map<?, ?>) f.get("observed")).get("value"));

@@ -2,17 +2,15 @@ package dev.nhc.scripts;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nhc.engine.config.Ownership;
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Severity;
-import dev.nhc.probe.PriorObservations;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
+import dev.nhc.probe.PriorObservations;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
-import dev.nhc.units.Unit;
+import dev.nhc.probe.Tags;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,12 +34,37 @@ import java.util.function.BooleanSupplier;
  *   <li>{@code readFile(path)}, {@code listDir(path)}: only below {@code with: { allow_read }}.</li>
  * </ul>
  * Its completion value is its findings: a list of {@code {entity, severity, message, remedy}},
- * or an object holding that list under {@code findings}. Nothing here touches org.graalvm: the
- * polyglot engine loads on the first {@code probe()} call of a config that uses script.js.
+ * or an object holding that list under {@code findings}. They are observed per entity as
+ * {@link ScriptFindings} (the script's severity, message and remedy), and the default rules take
+ * the script at its word. Nothing here touches org.graalvm: the polyglot engine loads on the
+ * first {@code probe()} call of a config that uses script.js.
  */
 public final class ScriptJsProbe implements Probe {
     public static final String NAME = "script.js";
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
+    static final ParamSpec<String> FILE = ParamSpec.text("file", "the .js file to run, an absolute path (or give 'source')")
+            .check(f -> f.startsWith("/") ? null : "must be an absolute path, not '" + f + "'");
+    static final ParamSpec<String> SOURCE = ParamSpec.text("source", "the JavaScript itself, for short rules (or give 'file')");
+    static final ParamSpec<List<String>> ALLOW_READ = ParamSpec.texts("allow_read", "paths the script may read (and list) below, read-only")
+            .defaultValue(List.of())
+            .check(ScriptJsProbe::notAbsolute);
+    static final ParamSpec<Map<String, Object>> VARS = ParamSpec.map("vars", "values handed to the script as 'vars'");
+    static final ParamSpec<Duration> TIMEOUT = ParamSpec.duration("timeout", "stop the script after this long")
+            .defaultValue(DEFAULT_TIMEOUT)
+            .check(d -> d.isNegative() || d.isZero() ? "must be longer than 0" : null);
+
+    private static final ProbeSpec SPEC = ScriptFindings.declare(ProbeSpec.builder(NAME,
+                    "a sandboxed JavaScript rule over the other checks' observations (GraalJS, loaded only when used)")
+            .tags(Tags.SCRIPT)
+            .entities(Entity.Kind.OTHER, "the entities the script names in its findings (the node when it names none)")
+            .param(FILE)
+            .param(SOURCE)
+            .param(ALLOW_READ)
+            .param(VARS)
+            .param(TIMEOUT)
+            .runsLast())
+            .build();
 
     private final BooleanSupplier runningAsRoot;
 
@@ -53,24 +76,24 @@ public final class ScriptJsProbe implements Probe {
         this.runningAsRoot = runningAsRoot;
     }
 
+    private static String notAbsolute(List<String> paths) {
+        for (String a : paths) {
+            if (!a.startsWith("/")) {
+                return "entry '" + a + "' must be an absolute path";
+            }
+        }
+        return null;
+    }
+
     @Override
     public ProbeSpec spec() {
-        return ProbeSpec.builder(NAME, "a sandboxed JavaScript rule over the other checks' observations (GraalJS, loaded only when used)")
-                .entities("the entities the script names in its findings")
-                .param(ParamSpec.optional("file", ParamType.STRING, null, "the .js file to run (or give 'source')"))
-                .param(ParamSpec.optional("source", ParamType.STRING, null, "the JavaScript itself, for short rules"))
-                .param(ParamSpec.optional("allow_read", ParamType.STRING_LIST, List.of(), "paths the script may read (and list) below, read-only"))
-                .param(ParamSpec.optional("vars", ParamType.MAP, null, "values handed to the script as 'vars'"))
-                .param(ParamSpec.optional("timeout", ParamType.DURATION, DEFAULT_TIMEOUT, "stop the script after this long"))
-                .field("findings", Unit.COUNT, "findings the script returned")
-                .runsLast()
-                .build();
+        return SPEC;
     }
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        String file = ctx.params().string("file");
-        String inline = ctx.params().string("source");
+        String file = FILE.get(ctx.params());
+        String inline = SOURCE.get(ctx.params());
         if ((file == null) == (inline == null)) {
             return unknown("script.js needs exactly one of 'file' or 'source' in with:");
         }
@@ -90,37 +113,36 @@ public final class ScriptJsProbe implements Probe {
             source = Files.readString(p, StandardCharsets.UTF_8);
         }
         List<Path> allowed = new ArrayList<>();
-        for (String a : ctx.params().strings("allow_read")) {
+        for (String a : ALLOW_READ.get(ctx.params())) {
             if (!a.startsWith("/")) {
                 return unknown("script.js allow_read entry '" + a + "' must be an absolute path");
             }
             Path p = ctx.sys(a);
             allowed.add(Files.exists(p) ? p.toRealPath() : p.normalize());
         }
-        Duration timeout = ctx.params().duration("timeout") == null ? DEFAULT_TIMEOUT : ctx.params().duration("timeout");
+        Duration timeout = TIMEOUT.get(ctx.params());
         Duration left = ctx.remaining().minusMillis(100);
         if (timeout.compareTo(left) > 0) {
             timeout = left.isNegative() ? Duration.ofMillis(100) : left;
         }
         String observations = JSON.std.asString(observationTree(ctx));
-        String vars = JSON.std.asString(ctx.params().map("vars"));
+        Map<String, Object> vars = VARS.get(ctx.params());
+        String varsJson = JSON.std.asString(vars == null ? Map.of() : vars);
         String resultJson;
         try {
             ReadAccess access = new ReadAccess(allowed, ctx::sys);
-            resultJson = GraalJs.runner().run(source, name, observations, vars, ctx.hostname(), access::read, access::list, timeout);
+            resultJson = GraalJs.runner().run(source, name, observations, varsJson, ctx.hostname(), access::read, access::list, timeout);
         } catch (ScriptFailure e) {
             return unknown(e.getMessage());
         }
-        List<Finding> findings;
         try {
-            findings = findingsOf(JSON.std.anyFrom(resultJson));
+            return new ProbeResult(reported(JSON.std.anyFrom(resultJson)), List.of(), null);
         } catch (IllegalArgumentException e) {
             return unknown(name + " returned findings nhc cannot read: " + e.getMessage());
         }
-        return new ProbeResult(List.of(Observation.of("node").put("findings", (long) findings.size()).build()), findings, null);
     }
 
-    private static List<Finding> findingsOf(Object value) {
+    private static List<Observation> reported(Object value) {
         if (value == null) {
             return List.of();
         }
@@ -152,7 +174,8 @@ public final class ScriptJsProbe implements Probe {
         return tree;
     }
 
+    /** The script could not give its findings: the check cannot decide. */
     private static ProbeResult unknown(String why) {
-        return ProbeResult.builder().finding(Finding.of("node", Severity.UNKNOWN, why)).build();
+        return ProbeResult.of(Observation.unreadable(Entity.NODE, why));
     }
 }

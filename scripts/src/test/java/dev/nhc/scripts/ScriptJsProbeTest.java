@@ -1,5 +1,7 @@
 package dev.nhc.scripts;
 
+import dev.nhc.engine.config.ConfigException;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
@@ -7,6 +9,7 @@ import dev.nhc.model.Severity;
 import dev.nhc.probe.PriorObservations;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +22,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ScriptJsProbeTest {
@@ -39,56 +43,69 @@ class ScriptJsProbeTest {
         return probe.probe(ctx(p));
     }
 
-    private static Finding only(ProbeResult r) {
-        assertEquals(1, r.findings().size(), r.findings().toString());
-        return r.findings().get(0);
+    /** The one thing the script reported (an observation of what it said about one entity). */
+    private static Observation only(ProbeResult r) {
+        assertTrue(r.findings().isEmpty(), "a probe only observes");
+        assertEquals(1, r.observations().size(), r.observations().toString());
+        Observation o = r.observations().get(0);
+        assertTrue(o.readable(), o.problem());
+        return o;
+    }
+
+    /** Why the script gave no findings: the check cannot decide for the node. */
+    private static String failure(ProbeResult r) {
+        assertTrue(r.findings().isEmpty(), "a probe only observes");
+        assertEquals(1, r.observations().size(), r.observations().toString());
+        Observation o = r.observations().get(0);
+        assertEquals(Entity.NODE, o.entity());
+        assertFalse(o.readable(), o.toString());
+        return o.problem();
     }
 
     @Test
     void bundledThermalPowerRuleJudgesOtherChecksObservations() throws Exception {
         PriorObservations obs = prior(Map.of("gpus", List.of(
-                Observation.of("gpu0").put("temperature", 91L).put("power", 120.5).build(),
-                Observation.of("gpu1").put("temperature", 92L).put("power", 640.0).build(),
-                Observation.of("gpu2").put("temperature", 40L).put("power", 90.0).build(),
-                Observation.of("gpu3").put("temperature", 95L).build())));
+                Observation.of(Entity.gpu(0, "00000000:17:00.0")).put("temperature", 91L).put("power", 120.5).build(),
+                Observation.of(Entity.gpu(1, "00000000:2A:00.0")).put("temperature", 92L).put("power", 640.0).build(),
+                Observation.of(Entity.gpu(2, "00000000:3D:00.0")).put("temperature", 40L).put("power", 90.0).build(),
+                Observation.of(Entity.gpu(3, "00000000:63:00.0")).put("temperature", 95L).build())));
         Path example = Path.of("examples/gpu-thermal-power.js").toAbsolutePath();
         TestProbeContext c = ctx(Map.of("file", example.toString(), "vars", Map.of("hot_c", 85L)))
                 .service(PriorObservations.class, obs);
-        Finding f = only(probe.probe(c));
-        assertEquals("gpu0", f.entity());
-        assertEquals(Severity.WARN, f.severity());
-        assertEquals(Remedy.HARDWARE, f.remedy());
-        assertEquals("gpu0 is at 91C while drawing only 120.5W: check its cooling (fans, airflow, thermal paste)", f.message());
+        Observation f = only(probe.probe(c));
+        assertEquals(Entity.gpu(0, null), f.entity(), "a GPU the script names is that GPU");
+        assertEquals("warn", f.get("reported_severity"));
+        assertEquals("hardware", f.get("remedy"));
+        assertEquals("GPU 0 is at 91C while drawing only 120.5W: check its cooling (fans, airflow, thermal paste)", f.get("message"));
     }
 
     @Test
     void scriptSeesVarsNodeAndNotItsOwnCheck() throws Exception {
-        PriorObservations obs = prior(Map.of("js-rule", List.of(Observation.of("x").put("a", 1L).build()),
-                "disk", List.of(Observation.of("/").put("used_percent", 97.0).build())));
+        PriorObservations obs = prior(Map.of("js-rule", List.of(Observation.of(Entity.of(Entity.Kind.OTHER, "x")).put("a", 1L).build()),
+                "disk", List.of(Observation.of(Entity.of(Entity.Kind.MOUNT, "/")).put("used_percent", 97.0).build())));
         ProbeResult r = probe.probe(ctx(Map.of("source",
                 "[{entity: node, severity: vars.sev, message: JSON.stringify(Object.keys(observations)) + ' ' + observations.disk['/'].used_percent}]",
                 "vars", Map.of("sev", "fail"))).service(PriorObservations.class, obs));
-        Finding f = only(r);
-        assertEquals("node001", f.entity());
-        assertEquals(Severity.FAIL, f.severity());
-        assertEquals("[\"disk\"] 97", f.message());
+        Observation f = only(r);
+        assertEquals(Entity.of(Entity.Kind.OTHER, "node001"), f.entity());
+        assertEquals("fail", f.get("reported_severity"));
+        assertEquals("[\"disk\"] 97", f.get("message"));
     }
 
     @Test
     void noFindingsWhenTheScriptReturnsNothingOrAnEmptyList() throws Exception {
-        assertEquals(List.of(), source("let x = 1;", Map.of()).findings());
-        assertEquals(List.of(), source("({findings: []})", Map.of()).findings());
+        assertEquals(List.of(), source("let x = 1;", Map.of()).observations());
+        assertEquals(List.of(), source("({findings: []})", Map.of()).observations());
     }
 
     @Test
     void aScriptThatLoopsForeverIsStoppedAtItsTimeLimit() throws Exception {
         source("1", Map.of()); // the engine's one-time load is not the script's time
         long t0 = System.nanoTime();
-        Finding f = only(source("while (true) {}", Map.of("timeout", Duration.ofMillis(500))));
+        String why = failure(source("while (true) {}", Map.of("timeout", Duration.ofMillis(500))));
         long ms = (System.nanoTime() - t0) / 1_000_000;
         assertTrue(ms < 5000, "took " + ms + " ms for a 0.5 s limit (+ slack)");
-        assertEquals(Severity.UNKNOWN, f.severity());
-        assertEquals("js-rule.js did not finish within 0.5 s and was stopped", f.message());
+        assertEquals("js-rule.js did not finish within 0.5 s and was stopped", why);
     }
 
     @Test
@@ -98,22 +115,19 @@ class ScriptJsProbeTest {
         Files.createDirectories(root.resolve("sys/class/infiniband"));
         Map<String, Object> allowSys = Map.of("allow_read", List.of("/sys/class/infiniband"));
 
-        Finding viaReadFile = only(source("readFile('/etc/shadow')", allowSys));
-        assertEquals(Severity.UNKNOWN, viaReadFile.severity());
-        assertEquals("js-rule.js:1:1: access to /etc/shadow denied: not below allow_read", viaReadFile.message());
+        assertEquals("js-rule.js:1:1: access to /etc/shadow denied: not below allow_read", failure(source("readFile('/etc/shadow')", allowSys)));
 
-        Finding viaDotDot = only(source("readFile('/sys/class/infiniband/../../../etc/shadow')", allowSys));
-        assertTrue(viaDotDot.message().contains("denied: not below allow_read"), viaDotDot.message());
+        String viaDotDot = failure(source("readFile('/sys/class/infiniband/../../../etc/shadow')", allowSys));
+        assertTrue(viaDotDot.contains("denied: not below allow_read"), viaDotDot);
 
         Files.createSymbolicLink(root.resolve("sys/class/infiniband/evil"), root.resolve("etc"));
-        Finding viaSymlink = only(source("readFile('/sys/class/infiniband/evil/shadow')", allowSys));
-        assertTrue(viaSymlink.message().contains("denied: not below allow_read"), viaSymlink.message());
+        String viaSymlink = failure(source("readFile('/sys/class/infiniband/evil/shadow')", allowSys));
+        assertTrue(viaSymlink.contains("denied: not below allow_read"), viaSymlink);
 
         for (String js : List.of("load('/etc/shadow')", "Java.type('java.nio.file.Files')",
                 "Polyglot.eval('js', '1')", "require('fs').readFileSync('/etc/shadow')")) {
-            Finding f = only(source(js, allowSys));
-            assertEquals(Severity.UNKNOWN, f.severity(), js);
-            assertFalse(f.message().contains("$6$"), f.message());
+            String why = failure(source(js, allowSys));
+            assertFalse(why.contains("$6$"), why);
         }
     }
 
@@ -131,28 +145,25 @@ class ScriptJsProbeTest {
                 }));
                 """;
         ProbeResult r = source(js, Map.of("allow_read", List.of("/sys/class/infiniband")));
-        assertEquals(List.of("mlx5_0/1", "mlx5_1/1"), r.findings().stream().map(Finding::entity).toList());
-        assertEquals(List.of(Severity.PASS, Severity.FAIL), r.findings().stream().map(Finding::severity).toList());
-        assertEquals("1: DOWN", r.findings().get(1).message());
+        assertEquals(List.of("mlx5_0/1", "mlx5_1/1"), r.observations().stream().map(o -> o.entity().label()).toList());
+        assertEquals(List.of("pass", "fail"), r.observations().stream().map(o -> o.get("reported_severity")).toList());
+        assertEquals("1: DOWN", r.observations().get(1).get("message"));
     }
 
     @Test
     void syntaxErrorsAndThrownErrorsNameTheScriptAndLine() throws Exception {
-        Finding syntax = only(source("let x = ;", Map.of()));
-        assertEquals(Severity.UNKNOWN, syntax.severity());
-        assertTrue(syntax.message().startsWith("js-rule.js:1:"), syntax.message());
-        Finding thrown = only(source("\nthrow new Error('no GPUs observed');", Map.of()));
-        assertEquals("js-rule.js:2:7: Error: no GPUs observed", thrown.message()); // where the Error was made
+        String syntax = failure(source("let x = ;", Map.of()));
+        assertTrue(syntax.startsWith("js-rule.js:1:"), syntax);
+        String thrown = failure(source("\nthrow new Error('no GPUs observed');", Map.of()));
+        assertEquals("js-rule.js:2:7: Error: no GPUs observed", thrown); // where the Error was made
     }
 
     @Test
     void findingsOfTheWrongShapeAreUnknown() throws Exception {
-        Finding f = only(source("[{entity: 'gpu0', severity: 'bad', message: 'x'}]", Map.of()));
-        assertEquals(Severity.UNKNOWN, f.severity());
         assertEquals("js-rule.js returned findings nhc cannot read: finding 1: unknown severity 'bad' (expected pass, warn, fail or unknown)",
-                f.message());
+                failure(source("[{entity: 'gpu0', severity: 'bad', message: 'x'}]", Map.of())));
         assertEquals("js-rule.js returned findings nhc cannot read: findings must be a list, not a string",
-                only(source("'all good'", Map.of())).message());
+                failure(source("'all good'", Map.of())));
     }
 
     @Test
@@ -162,7 +173,7 @@ class ScriptJsProbeTest {
 
     @Test
     void needsExactlyOneOfFileOrSource() throws Exception {
-        assertEquals("script.js needs exactly one of 'file' or 'source' in with:", only(probe.probe(ctx(Map.of()))).message());
+        assertEquals("script.js needs exactly one of 'file' or 'source' in with:", failure(probe.probe(ctx(Map.of()))));
     }
 
     @Test
@@ -172,8 +183,45 @@ class ScriptJsProbeTest {
         if (dev.nhc.engine.config.Ownership.runningAsRoot()) {
             Files.setAttribute(js, "unix:uid", 65534);
         }
-        Finding f = only(new ScriptJsProbe(() -> true).probe(ctx(Map.of("file", js.toString()))));
-        assertTrue(f.message().startsWith("refusing to run " + js + " as root: " + js.toRealPath() + " is owned by uid"), f.message());
+        String why = failure(new ScriptJsProbe(() -> true).probe(ctx(Map.of("file", js.toString()))));
+        assertTrue(why.startsWith("refusing to run " + js + " as root: " + js.toRealPath() + " is owned by uid"), why);
+    }
+
+    @Test
+    void theScriptsFindingsAreJudgedAsItSaysUnlessTheSiteSaysOtherwise() throws Exception {
+        String check = """
+                - name: js
+                  use: script.js
+                  timeout: 40s        # a cold GraalJS load on a busy 2-core CI machine takes seconds
+                  with:
+                    source: |
+                      [{entity: 'GPU 1', severity: 'fail', message: 'GPU 1 throttles', remedy: 'reset-gpu'},
+                       {entity: 'GPU 2', severity: 'warn', message: 'GPU 2 runs warm'},
+                       {severity: 'pass', message: 'all fans spin'}]
+                """;
+        List<Finding> f = Pipeline.findings(new Pipeline(root, probe).run(check), "js");
+        assertEquals(List.of(Entity.gpu(1, null), Entity.gpu(2, null), Entity.NODE), f.stream().map(Finding::entity).toList());
+        assertEquals(List.of(Severity.FAIL, Severity.WARN, Severity.PASS), f.stream().map(Finding::severity).toList());
+        assertEquals("GPU 1 throttles", f.get(0).message());
+        assertEquals(Remedy.RESET_GPU, f.get(0).remedy());
+        assertEquals("GPU 2 runs warm", f.get(1).message());
+
+        List<Finding> relaxed = Pipeline.findings(new Pipeline(root, probe).run(check + "  warn: none\n  fail: { reported_severity: fail }\n"), "js");
+        assertEquals(List.of(Severity.FAIL, Severity.PASS, Severity.PASS), relaxed.stream().map(Finding::severity).toList());
+        assertEquals("GPU 1: reported_severity is 'fail'", relaxed.get(0).message(), "the site's rule, the site's message");
+    }
+
+    @Test
+    void badParametersAreConfigErrors() {
+        Pipeline p = new Pipeline(root, probe);
+        for (String[] c : new String[][]{
+                {"{ file: rules/x.js }", "must be an absolute path"},
+                {"{ source: \"[]\", allow_read: [sys/class] }", "entry 'sys/class' must be an absolute path"},
+                {"{ source: \"[]\", timeout: 0s }", "must be longer than 0"},
+                {"{ source: \"[]\", vars: 3 }", "must be a map"}}) {
+            ConfigException e = assertThrows(ConfigException.class, () -> p.plan("- { name: js, use: script.js, with: " + c[0] + " }"), c[0]);
+            assertTrue(e.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*") && e.getMessage().contains(c[1]), c[0] + " → " + e.getMessage());
+        }
     }
 
     private static PriorObservations prior(Map<String, List<Observation>> byCheck) {

@@ -1,29 +1,20 @@
 package dev.nhc.scripts;
 
-import dev.nhc.engine.config.Config;
-import dev.nhc.engine.config.ConfigLoader;
-import dev.nhc.model.CheckResult;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Severity;
 import dev.nhc.model.Verdict;
-import dev.nhc.engine.run.RunRequest;
-import dev.nhc.engine.run.PlanExecutor;
-import dev.nhc.engine.plan.ProbeRegistry;
-import dev.nhc.rules.RuleEngine;
-import dev.nhc.engine.plan.Plan;
-import dev.nhc.engine.state.StateStore;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Clock;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** script and script.js as a config declares them, through the real config loader and runner. */
+/** script and script.js as a config declares them, through the real config loader, runner and severity policy. */
 class ScriptsThroughRunnerTest {
     @TempDir
     Path tmp;
@@ -35,28 +26,24 @@ class ScriptsThroughRunnerTest {
         Files.writeString(slow, "#!/bin/sh\nsleep 1\necho 'link flapping'\nexit 1\n");
         Files.setPosixFilePermissions(slow, PosixFilePermissions.fromString("rwxr-xr-x"));
         String yaml = """
-                nhc: 1
-                checks:
-                  - name: js
-                    use: script.js
-                    timeout: 40s        # a cold GraalJS load on a busy 2-core CI machine takes seconds
-                    with:
-                      vars: { min_exit: 1 }
-                      source: |
-                        const ib = observations.ib && observations.ib.node;
-                        ib && ib.exit_code >= vars.min_exit
-                          ? [{severity: 'warn', message: 'ib script exited ' + ib.exit_code + ' on ' + node}]
-                          : [{severity: 'unknown', message: 'no ib observations: ' + JSON.stringify(observations)}];
-                  - name: ib
-                    use: script
-                    with: { command: [%s], env: { SITE: a } }
+                - name: js
+                  use: script.js
+                  timeout: 40s        # a cold GraalJS load on a busy 2-core CI machine takes seconds
+                  with:
+                    vars: { min_exit: 1 }
+                    source: |
+                      const ib = observations.ib && observations.ib.node;
+                      ib && ib.exit_code >= vars.min_exit
+                        ? [{severity: 'warn', message: 'ib script exited ' + ib.exit_code + ' on ' + node}]
+                        : [{severity: 'unknown', message: 'no ib observations: ' + JSON.stringify(observations)}];
+                - name: ib
+                  use: script
+                  with: { command: [%s], env: { SITE: a } }
                 """.formatted(slow);
-        Plan config = new ConfigLoader(ProbeRegistry.load(), new RuleEngine(), List.of()).enforceOwnership(false).parse("nhc.yaml", yaml, null);
-        PlanExecutor runner = new PlanExecutor(Clock.systemUTC());
-        Verdict v = runner.run(RunRequest.of(config, "node007", new StateStore(tmp.resolve("state"))));
-        CheckResult js = v.checks().stream().filter(c -> c.name().equals("js")).findFirst().orElseThrow();
-        List<Finding> problems = js.findings().stream().filter(f -> f.severity() != Severity.PASS).toList();
+        Verdict v = new Pipeline(tmp, new ScriptJsProbe(() -> false), new ScriptProbe(() -> false)).node("node007").run(yaml);
+        List<Finding> problems = Pipeline.findings(v, "js").stream().filter(f -> f.severity() != Severity.PASS).toList();
         assertEquals(List.of("ib script exited 1 on node007"), problems.stream().map(Finding::message).toList());
-        assertEquals(Severity.FAIL, v.severity()); // the script's own nhc-convention failure
+        assertEquals("link flapping", Pipeline.only(v, "ib").message()); // the script's own nhc-convention failure
+        assertEquals(Severity.FAIL, v.severity());
     }
 }

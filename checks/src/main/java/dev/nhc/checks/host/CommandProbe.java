@@ -1,42 +1,78 @@
 package dev.nhc.checks.host;
 
 import dev.nhc.engine.process.ProcessRunner;
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Params;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * {@code command}: runs an argv (never through a shell) under a timeout, stdin closed, output
- * capped at 64 KiB (stdout and stderr interleaved, as an admin sees them). By default exit 0
- * passes and anything else fails with the first output line as message (LBNL NHC's convention);
- * {@code exit_code} and {@code output} (a regex that must be found) change what passes. A command
- * that does not finish in time is killed with its children and fails; one that cannot be started
- * is UNKNOWN.
+ * capped at 64 KiB (stdout and stderr interleaved, as an admin sees them), and observes its exit
+ * code, first output line, whether the output matches {@code output}, and whether it had to be
+ * killed. The default rules hold LBNL NHC's convention: a command that times out fails, one that
+ * exits other than {@code exit_code} fails with its first output line as message, one whose output
+ * lacks {@code output} fails. One that cannot be started is unreadable (UNKNOWN).
  */
 public final class CommandProbe implements Probe {
+    private static final int LABEL_MAX = 100;
+
+    static final ParamSpec<List<String>> COMMAND = ParamSpec.texts("command", "argv: program and arguments")
+            .required()
+            .check(argv -> argv.isEmpty() || argv.get(0).isBlank() ? "must name the program to run, then its arguments" : null);
+    static final ParamSpec<Long> EXIT_CODE = ParamSpec.integer("exit_code", "the exit code that passes")
+            .defaultValue(0L)
+            .check(c -> c < 0 || c > 255 ? "must be an exit code from 0 to 255, not " + c : null);
+    static final ParamSpec<Pattern> OUTPUT = ParamSpec.regex("output", "regex the output must contain (^ and $ match at line ends)");
+    static final ParamSpec<Duration> TIMEOUT = ParamSpec.duration("timeout", "time limit (default: the check's timeout)")
+            .check(d -> d.isNegative() || d.isZero() ? "must be longer than 0" : null);
+
+    private static final String EXIT_DIFFERS = "!= {with.exit_code}";
+    private static final String HAS_LINE = "~ .";
+
     private static final ProbeSpec SPEC = ProbeSpec.builder("command", "runs a command (argv, no shell) under a timeout and judges its exit code and output")
-            .entities("the command (its first argument)")
-            .param(ParamSpec.required("command", ParamType.STRING_LIST, "argv: program and arguments"))
-            .param(ParamSpec.optional("exit_code", ParamType.INTEGER, 0L, "the exit code that passes"))
-            .param(ParamSpec.optional("output", ParamType.STRING, null, "regex the output must contain"))
-            .param(ParamSpec.optional("timeout", ParamType.DURATION, null, "time limit (default: the check's timeout)"))
+            .tags(Tags.HOST, Tags.SCRIPT)
+            .entities(Entity.Kind.PROCESS, "the command (its argv)")
+            .param(COMMAND)
+            .param(EXIT_CODE)
+            .param(OUTPUT)
+            .param(TIMEOUT)
             .field("exit_code", Unit.COUNT, "exit code (-1 when killed)")
-            .field("duration", Unit.SECONDS, "how long it ran")
+            .field("first_line", Unit.TEXT, "first non-blank output line (absent when it printed nothing)")
+            .field("output_matches", Unit.BOOLEAN, "whether the output contains the 'output' regex (only with output, and when it finished)")
             .field("timed_out", Unit.BOOLEAN, "killed on timeout")
+            .field("time_limit", Unit.SECONDS, "the time it was given")
+            .field("killed_processes", Unit.COUNT, "processes it started that nhc killed (left running, or at the timeout)")
+            .field("duration", Unit.SECONDS, "how long it ran")
+            .rule(DefaultRule.fail(Map.of("timed_out", true),
+                    "{entity} did not finish within {time_limit}; killed it and {killed_processes} processes it started"))
+            .rule(DefaultRule.fail(all("exit_code", EXIT_DIFFERS, "first_line", HAS_LINE), "{first_line}"))
+            .rule(DefaultRule.fail(Map.of("exit_code", EXIT_DIFFERS), "{entity} exited with {exit_code} (expected {with.exit_code})"))
+            .rule(DefaultRule.fail(all("output_matches", false, "first_line", HAS_LINE),
+                    "output of {entity} does not match /{with.output}/: {first_line}"))
+            .rule(DefaultRule.fail(Map.of("output_matches", false), "output of {entity} does not match /{with.output}/ (no output)"))
             .build();
+
+    /** Conditions that must all hold, in the order nhc list shows them. */
+    private static Map<String, Object> all(String field, Object condition, String field2, Object condition2) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put(field, condition);
+        m.put(field2, condition2);
+        return m;
+    }
 
     @Override
     public ProbeSpec spec() {
@@ -46,56 +82,37 @@ public final class CommandProbe implements Probe {
     @Override
     public ProbeResult probe(ProbeContext ctx) throws InterruptedException {
         Params p = ctx.params();
-        List<String> argv = p.strings("command");
-        String entity = argv.isEmpty() ? "command" : argv.get(0);
-        if (argv.isEmpty()) {
-            return unknown(entity, "check " + ctx.checkName() + ": 'command' is an empty list; give the program and its arguments");
-        }
-        Pattern output = null;
-        if (p.string("output") != null) {
-            try {
-                output = Pattern.compile(p.string("output"), Pattern.MULTILINE);
-            } catch (PatternSyntaxException e) {
-                return unknown(entity, "check " + ctx.checkName() + ": 'output' is not a valid regular expression: " + e.getDescription());
-            }
-        }
-        long expected = p.has("exit_code") ? p.integer("exit_code") : 0;
+        List<String> argv = COMMAND.get(p);
+        Entity entity = entity(argv);
         Duration limit = ProcessRunner.within(ctx.remaining());
-        if (p.duration("timeout") != null && p.duration("timeout").compareTo(limit) < 0) {
-            limit = p.duration("timeout");
+        Duration timeout = TIMEOUT.get(p);
+        if (timeout != null && timeout.compareTo(limit) < 0) {
+            limit = timeout;
         }
         ProcessRunner.Result r;
         try {
             r = ProcessRunner.of(argv).mergeStderr().timeout(limit).run();
         } catch (ProcessRunner.StartFailure e) {
-            return unknown(entity, "cannot run " + String.join(" ", argv) + ": " + e.reason());
+            return ProbeResult.of(Observation.unreadable(entity, "cannot run " + String.join(" ", argv) + ": " + e.reason()));
         }
-        ProbeResult.Builder out = ProbeResult.builder().observe(Observation.of(entity)
+        Observation.Builder o = Observation.of(entity)
                 .put("exit_code", (long) r.exitCode())
-                .put("duration", r.elapsed().toNanos() / 1e9)
-                .put("timed_out", r.timedOut()).build());
-        if (r.timedOut()) {
-            out.finding(Finding.of(entity, Severity.FAIL, String.join(" ", argv) + " did not finish within "
-                    + human(limit) + "; killed it" + (r.killed() > 1 ? " and " + (r.killed() - 1) + " child processes" : "")));
-        } else if (r.exitCode() != expected) {
-            String first = r.firstLine();
-            out.finding(Finding.of(entity, Severity.FAIL, first.isEmpty()
-                    ? argv.get(0) + " exited with " + r.exitCode() + (expected == 0 ? "" : " (expected " + expected + ")")
-                    : first));
-        } else if (output != null && !output.matcher(r.stdout()).find()) {
-            String first = r.firstLine();
-            out.finding(Finding.of(entity, Severity.FAIL, "output of " + argv.get(0) + " does not match /" + output.pattern() + "/"
-                    + (first.isEmpty() ? " (no output)" : ": " + first)));
+                .put("first_line", r.firstLine().isEmpty() ? null : r.firstLine())
+                .put("timed_out", r.timedOut())
+                .put("time_limit", limit.toMillis() / 1000.0)
+                .put("killed_processes", (long) r.killedChildren())
+                .put("duration", r.elapsed().toNanos() / 1e9);
+        Pattern output = OUTPUT.get(p);
+        if (output != null && !r.timedOut()) {
+            // Lines, as an admin reads output: ^ and $ match at each line's ends.
+            o.put("output_matches", Pattern.compile(output.pattern(), output.flags() | Pattern.MULTILINE).matcher(r.stdout()).find());
         }
-        return out.build();
+        return ProbeResult.of(o.build());
     }
 
-    private static String human(Duration d) {
-        long ms = d.toMillis();
-        return ms < 1000 ? ms + "ms" : (ms % 1000 == 0 ? ms / 1000 + "s" : String.format(java.util.Locale.ROOT, "%.1fs", ms / 1000.0));
-    }
-
-    private static ProbeResult unknown(String entity, String why) {
-        return ProbeResult.builder().finding(Finding.of(entity, Severity.UNKNOWN, why)).build();
+    /** The command as an admin would type it, cut to fit a Slurm reason. */
+    private static Entity entity(List<String> argv) {
+        String line = argv.isEmpty() ? "command" : String.join(" ", argv);
+        return Entity.of(Entity.Kind.PROCESS, line.length() > LABEL_MAX ? line.substring(0, LABEL_MAX) + "…" : line);
     }
 }

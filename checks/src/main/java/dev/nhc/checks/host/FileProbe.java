@@ -1,15 +1,15 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Params;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
@@ -19,34 +19,56 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * {@code file}: a file exists (or not), with a mode, an owner, a maximum age, and contents that
- * match a regex. The path is resolved under the system root. {@code mode} is octal text
- * ({@code "0644"}; quote it in YAML or write {@code 0644}: the config keeps the digits as written).
- * {@code contains} is searched in the first 16 MiB.
+ * match a regex. The path is resolved under the system root. It observes what the file is; the
+ * default rules compare that with the check's parameters, one rule per parameter, so the first
+ * mismatch (existence, mode, owner, age, contents, in that order) is the finding.
+ * {@code contains} is searched in the first 16 MiB, with {@code ^} and {@code $} matching at line ends.
  */
 public final class FileProbe implements Probe {
     private static final int CONTENT_MAX = 16 * 1024 * 1024;
 
+    static final ParamSpec<String> PATH = ParamSpec.text("path", "absolute path")
+            .required()
+            .check(p -> p.startsWith("/") ? null : "must be an absolute path, not '" + p + "'");
+    static final ParamSpec<Boolean> EXISTS = ParamSpec.flag("exists", "whether it must exist").defaultValue(Boolean.TRUE);
+    static final ParamSpec<String> MODE = ParamSpec.octalMode("mode", "permission bits it must have, in octal (quote it or not: 0644)");
+    static final ParamSpec<String> OWNER = ParamSpec.text("owner", "owner it must have: user name or uid");
+    static final ParamSpec<Duration> MAX_AGE = ParamSpec.duration("max_age", "fail when last modified longer ago than this");
+    static final ParamSpec<Pattern> CONTAINS = ParamSpec.regex("contains", "regex its contents must contain (^ and $ match at line ends)");
+
     private static final ProbeSpec SPEC = ProbeSpec.builder("file", "a file exists (or not), with mode, owner, age and contents")
-            .entities("the path")
-            .param(ParamSpec.required("path", ParamType.STRING, "absolute path"))
-            .param(ParamSpec.optional("exists", ParamType.BOOLEAN, Boolean.TRUE, "whether it must exist"))
-            .param(ParamSpec.optional("mode", ParamType.STRING, null, "permission bits in octal, e.g. 0644"))
-            .param(ParamSpec.optional("owner", ParamType.STRING, null, "owner user name or uid"))
-            .param(ParamSpec.optional("max_age", ParamType.DURATION, null, "fail when last modified longer ago than this"))
-            .param(ParamSpec.optional("contains", ParamType.STRING, null, "regex its contents must contain"))
+            .tags(Tags.HOST)
+            .entities(Entity.Kind.PATH, "the path")
+            .param(PATH)
+            .param(EXISTS)
+            .param(MODE)
+            .param(OWNER)
+            .param(MAX_AGE)
+            .param(CONTAINS)
             .field("exists", Unit.BOOLEAN, "whether the path exists")
-            .field("mode", Unit.TEXT, "permission bits in octal")
-            .field("owner", Unit.TEXT, "owner user name")
+            .field("mode", Unit.TEXT, "permission bits in octal, four digits (0644, 4755)")
+            .field("owner", Unit.TEXT, "owner user name (the uid when it has no name)")
+            .field("uid", Unit.COUNT, "owner uid")
+            .field("owner_matches", Unit.BOOLEAN, "whether the owner is the 'owner' parameter, by name or uid (only with owner)")
             .field("age_seconds", Unit.SECONDS, "time since last modification")
             .field("size", Unit.BYTES, "size in bytes")
+            .field("contents_match", Unit.BOOLEAN, "whether the 'contains' regex is found in its contents (only with contains)")
+            .field("contents_readable", Unit.BOOLEAN, "whether its contents could be read (only with contains)")
+            .field("contents_error", Unit.TEXT, "why its contents could not be read")
+            .rule(DefaultRule.fail(Map.of("exists", false), "{entity} does not exist").when("exists", true))
+            .rule(DefaultRule.fail(Map.of("exists", true), "{entity} exists but should not").when("exists", false))
+            .rule(DefaultRule.fail(Map.of("mode", "!= {with.mode}"), "{entity}: mode {mode}, expected {with.mode}").when("exists", true))
+            .rule(DefaultRule.fail(Map.of("owner_matches", false), "{entity}: owner {owner} (uid {uid}), expected {with.owner}")
+                    .when("exists", true))
+            .rule(DefaultRule.fail(Map.of("age_seconds", "> {with.max_age}"),
+                    "{entity}: last modified {age_seconds} ago, more than {with.max_age}").when("exists", true))
+            .rule(DefaultRule.fail(Map.of("contents_match", false), "{entity}: does not contain /{with.contains}/").when("exists", true))
+            .rule(DefaultRule.unknown(Map.of("contents_readable", false), "{entity}: cannot read its contents: {contents_error}"))
             .build();
 
     @Override
@@ -57,20 +79,14 @@ public final class FileProbe implements Probe {
     @Override
     public ProbeResult probe(ProbeContext ctx) {
         Params p = ctx.params();
-        String path = p.string("path");
+        String path = PATH.get(p);
+        Entity entity = Entity.of(Entity.Kind.PATH, path);
         Path f = ctx.sys(path);
-        boolean mustExist = !Boolean.FALSE.equals(p.bool("exists"));
-        ProbeResult.Builder out = ProbeResult.builder();
         if (!Files.exists(f)) {
-            out.observe(Observation.of(path).put("exists", false).build());
-            if (mustExist) {
-                out.finding(Finding.of(path, Severity.FAIL, path + " does not exist"));
-            }
-            return out.build();
+            return ProbeResult.of(Observation.of(entity).put("exists", false).build());
         }
-        if (!mustExist) {
-            out.observe(Observation.of(path).put("exists", true).build());
-            return out.finding(Finding.of(path, Severity.FAIL, path + " exists but should not")).build();
+        if (!EXISTS.get(p)) {
+            return ProbeResult.of(Observation.of(entity).put("exists", true).build());
         }
         PosixFileAttributes a;
         long modeBits;
@@ -80,77 +96,54 @@ public final class FileProbe implements Probe {
             modeBits = ((Number) Files.getAttribute(f, "unix:mode")).longValue() & 07777;
             uid = ((Number) Files.getAttribute(f, "unix:uid")).longValue();
         } catch (IOException | UnsupportedOperationException e) {
-            return out.finding(Finding.of(path, Severity.UNKNOWN, "cannot read the attributes of " + f + ": " + e.getMessage())).build();
+            return ProbeResult.of(Observation.unreadable(entity, "cannot read the attributes of " + f + ": " + e.getMessage()));
         }
-        String mode = String.format(Locale.ROOT, "0%03o", modeBits);
-        long age = Math.max(0, Duration.between(a.lastModifiedTime().toInstant(), ctx.clock().instant()).getSeconds());
-        out.observe(Observation.of(path).put("exists", true).put("mode", mode).put("owner", a.owner().getName())
-                .put("age_seconds", age).put("size", a.size()).build());
-
-        List<String> problems = new ArrayList<>();
-        Severity sev = Severity.FAIL;
-        if (p.string("mode") != null) {
-            Long want = octal(p.string("mode"));
-            if (want == null) {
-                return out.finding(Finding.of(path, Severity.UNKNOWN, "check " + ctx.checkName() + ": mode '" + p.string("mode")
-                        + "' is not octal permission bits such as 0644")).build();
-            }
-            if (want != modeBits) {
-                problems.add("mode " + mode + ", expected " + String.format(Locale.ROOT, "0%03o", want));
-            }
+        String owner = a.owner().getName();
+        Observation.Builder o = Observation.of(entity).put("exists", true).put("mode", mode(modeBits)).put("owner", owner)
+                .put("uid", uid)
+                .put("age_seconds", Math.max(0, Duration.between(a.lastModifiedTime().toInstant(), ctx.clock().instant()).getSeconds()))
+                .put("size", a.size());
+        String wantedOwner = OWNER.get(p);
+        if (wantedOwner != null) {
+            o.put("owner_matches", isUid(wantedOwner) ? Long.parseLong(wantedOwner) == uid : wantedOwner.equals(owner));
         }
-        String owner = p.string("owner");
-        if (owner != null) {
-            boolean numeric = !owner.isEmpty() && owner.chars().allMatch(Character::isDigit);
-            boolean ok = numeric ? Long.parseLong(owner) == uid : owner.equals(a.owner().getName());
-            if (!ok) {
-                problems.add("owner " + a.owner().getName() + " (uid " + uid + "), expected " + owner);
-            }
-        }
-        Duration maxAge = p.duration("max_age");
-        if (maxAge != null && age > maxAge.getSeconds()) {
-            problems.add("last modified " + age + "s ago, more than " + maxAge.getSeconds() + "s");
-        }
-        if (p.string("contains") != null) {
-            Pattern re;
+        Pattern contains = CONTAINS.get(p);
+        if (contains != null) {
             try {
-                re = Pattern.compile(p.string("contains"), Pattern.MULTILINE);
-            } catch (PatternSyntaxException e) {
-                return out.finding(Finding.of(path, Severity.UNKNOWN, "check " + ctx.checkName()
-                        + ": 'contains' is not a valid regular expression: " + e.getDescription())).build();
-            }
-            try {
-                if (!re.matcher(head(f)).find()) {
-                    problems.add("does not contain /" + re.pattern() + "/");
-                }
+                // Lines, as an admin reads a file: ^ and $ match at each line's ends.
+                o.put("contents_match", Pattern.compile(contains.pattern(), contains.flags() | Pattern.MULTILINE).matcher(head(f)).find());
+                o.put("contents_readable", true);
             } catch (IOException e) {
-                if (problems.isEmpty()) {
-                    sev = Severity.UNKNOWN;
-                }
-                problems.add("cannot read its contents: " + e.getMessage());
+                o.put("contents_readable", false).put("contents_error", why(e));
             }
         }
-        if (!problems.isEmpty()) {
-            out.finding(Finding.of(path, sev, path + ": " + String.join("; ", problems)));
+        return ProbeResult.of(o.build());
+    }
+
+    /** As the config writes modes once loaded: four octal digits, "0644", "4755". */
+    static String mode(long bits) {
+        String digits = Long.toOctalString(bits & 07777);
+        return "0000".substring(Math.min(4, digits.length())) + digits;
+    }
+
+    /** "permission denied", "Is a directory": the reason, since the path is the entity already. */
+    private static String why(IOException e) {
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
         }
-        return out.build();
+        if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null) {
+            return fse.getReason();
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    private static boolean isUid(String owner) {
+        return !owner.isEmpty() && owner.length() < 11 && owner.chars().allMatch(Character::isDigit);
     }
 
     private static String head(Path f) throws IOException {
         try (InputStream in = Files.newInputStream(f)) {
             return new String(in.readNBytes(CONTENT_MAX), StandardCharsets.UTF_8);
         }
-    }
-
-    static Long octal(String text) {
-        String t = text.strip();
-        if (t.startsWith("0o")) {
-            t = t.substring(2);
-        }
-        if (t.isEmpty() || t.length() > 5 || !t.chars().allMatch(c -> c >= '0' && c <= '7')) {
-            return null;
-        }
-        long v = Long.parseLong(t, 8);
-        return v <= 07777 ? v : null;
     }
 }

@@ -1,16 +1,16 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.model.Finding;
+import dev.nhc.engine.process.CurrentProcess;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Params;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
-import dev.nhc.engine.process.CurrentProcess;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
@@ -20,23 +20,41 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code process}: a named process is running (or is not), optionally as a given user. Scans
  * /proc/[pid]: the name matches {@code comm} (the kernel truncates it to 15 characters) or the
  * basename of argv[0] from {@code cmdline}; the user matches the real or effective uid from
- * {@code status}. Zombies do not count as running.
+ * {@code status}. Zombies do not count as running. It observes how many match and their pids;
+ * whether that is too few or too many is its default rules'.
  */
 public final class ProcessProbe implements Probe {
     private static final int COMM_MAX = 15;
+    private static final int PIDS_SHOWN = 10;
+
+    static final ParamSpec<String> NAME = ParamSpec.text("name", "process name as in /proc/PID/comm or argv[0]'s basename").required();
+    static final ParamSpec<String> USER = ParamSpec.text("user", "user name or uid it must run as");
+    static final ParamSpec<String> STATE = ParamSpec.choice("state", "whether it must run or must not", "present", "absent")
+            .defaultValue("present");
+    static final ParamSpec<Long> MIN_COUNT = ParamSpec.integer("min_count", "how many must run when present")
+            .defaultValue(1L)
+            .check(n -> n < 1 ? "must be at least 1 (for a process that must not run, write state: absent)" : null);
 
     private static final ProbeSpec SPEC = ProbeSpec.builder("process", "a named process is running (or not), optionally as a user")
-            .entities("the process name (with its user)")
-            .param(ParamSpec.required("name", ParamType.STRING, "process name as in /proc/PID/comm or argv[0]'s basename"))
-            .param(ParamSpec.optional("user", ParamType.STRING, null, "user name or uid it must run as"))
-            .param(ParamSpec.optional("state", ParamType.STRING, "present", "present or absent"))
-            .param(ParamSpec.optional("min_count", ParamType.INTEGER, 1L, "how many must run when present"))
-            .field("count", Unit.COUNT, "matching processes")
+            .tags(Tags.HOST)
+            .entities(Entity.Kind.PROCESS, "the process name (with its user)")
+            .param(NAME)
+            .param(USER)
+            .param(STATE)
+            .param(MIN_COUNT)
+            .field("count", Unit.COUNT, "matching processes (zombies excluded)")
+            .field("pids", Unit.TEXT, "their pids, lowest first, at most " + PIDS_SHOWN + " (absent when none)")
+            .rule(DefaultRule.fail(Map.of("count", 0), "process {entity} not running").when("state", "present"))
+            .rule(DefaultRule.fail(Map.of("count", "< {with.min_count}"),
+                    "only {count} of {with.min_count} process {entity} running (pids {pids})").when("state", "present"))
+            .rule(DefaultRule.fail(Map.of("count", "> 0"), "process {entity} is running but should not be (pids {pids})")
+                    .when("state", "absent"))
             .build();
 
     @Override
@@ -47,41 +65,31 @@ public final class ProcessProbe implements Probe {
     @Override
     public ProbeResult probe(ProbeContext ctx) throws IOException {
         Params p = ctx.params();
-        String name = p.string("name");
-        String user = p.string("user");
-        String state = p.string("state") == null ? "present" : p.string("state");
-        long minCount = p.has("min_count") ? p.integer("min_count") : 1;
-        String entity = "process " + name + (user == null ? "" : " (user " + user + ")");
-        if (!state.equals("present") && !state.equals("absent")) {
-            return ProbeResult.builder().finding(Finding.of(entity, Severity.UNKNOWN,
-                    "check " + ctx.checkName() + ": state must be present or absent, not '" + state + "'")).build();
-        }
+        String name = NAME.get(p);
+        String user = USER.get(p);
+        String label = user == null ? name : name + " (user " + user + ")";
+        Entity entity = Entity.of(Entity.Kind.PROCESS, label);
         Long uid = null;
         if (user != null) {
             uid = Users.uidOf(ctx, user);
             if (uid == null) {
-                return ProbeResult.builder().finding(Finding.of(entity, Severity.UNKNOWN,
-                        "no user '" + user + "' in " + ctx.sys("/etc/passwd"))).build();
+                return ProbeResult.of(Observation.unreadable(entity, "no user '" + user + "' in " + ctx.sys("/etc/passwd")));
             }
         }
         List<Long> pids = scan(ctx, name, uid);
-        ProbeResult.Builder out = ProbeResult.builder().observe(Observation.of(entity).put("count", (long) pids.size()).build());
-        if (state.equals("present") && pids.size() < minCount) {
-            out.finding(Finding.of(entity, Severity.FAIL, pids.isEmpty()
-                    ? entity + " not running"
-                    : "only " + pids.size() + " of " + minCount + " " + entity + " running (pids " + list(pids) + ")"));
-        } else if (state.equals("absent") && !pids.isEmpty()) {
-            out.finding(Finding.of(entity, Severity.FAIL, entity + " is running but should not be (pids " + list(pids) + ")"));
-        }
-        return out.build();
+        return ProbeResult.of(Observation.of(entity).put("count", (long) pids.size()).put("pids", list(pids)).build());
     }
 
+    /** "812, 900", the first ten and "…" after them; null when there are none (the field is then absent). */
     private static String list(List<Long> pids) {
-        List<String> s = new ArrayList<>();
-        for (int i = 0; i < pids.size() && i < 10; i++) {
-            s.add(String.valueOf(pids.get(i)));
+        if (pids.isEmpty()) {
+            return null;
         }
-        return String.join(", ", s) + (pids.size() > 10 ? ", …" : "");
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < pids.size() && i < PIDS_SHOWN; i++) {
+            s.append(i == 0 ? "" : ", ").append(pids.get(i));
+        }
+        return pids.size() > PIDS_SHOWN ? s.append(", …").toString() : s.toString();
     }
 
     static List<Long> scan(ProbeContext ctx, String name, Long uid) throws IOException {

@@ -1,16 +1,16 @@
 package dev.nhc.checks.host;
 
 import dev.nhc.engine.process.ProcessRunner;
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Params;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.nio.file.Path;
@@ -21,22 +21,38 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * {@code systemd.unit}: a unit is active (or inactive), from
+ * {@code systemd.unit}: whether a unit is active, from
  * {@code systemctl show -p ActiveState,SubState,LoadState -- UNIT}. No systemctl, or a systemctl
- * that cannot talk to systemd (a container), makes the check UNKNOWN with the reason.
+ * that cannot talk to systemd (a container), leaves the unit unreadable (UNKNOWN, with the reason).
+ * What the states mean for the check (failed, not found, still starting) is its default rules'.
  */
 public final class SystemdUnitProbe implements Probe {
+    /** ActiveStates in which the unit's processes run (or are being started): a "running" unit. */
     private static final Set<String> RUNNING = Set.of("active", "reloading", "activating", "refreshing");
+    private static final String DESCRIBED = "{entity} is {active_state} ({sub_state})";
+
+    static final ParamSpec<String> UNIT = ParamSpec.text("unit", "unit name, e.g. sshd.service").required();
+    static final ParamSpec<String> STATE = ParamSpec.choice("state", "whether it must be active or inactive", "active", "inactive")
+            .defaultValue("active");
+    static final ParamSpec<String> SYSTEMCTL = ParamSpec.text("systemctl", "systemctl executable (a path, or a name looked up in "
+            + Executables.searched("systemctl") + ")").defaultValue("systemctl");
 
     private static final ProbeSpec SPEC = ProbeSpec.builder("systemd.unit", "a systemd unit is active (or inactive)")
-            .entities("the unit")
-            .param(ParamSpec.required("unit", ParamType.STRING, "unit name, e.g. sshd.service"))
-            .param(ParamSpec.optional("state", ParamType.STRING, "active", "active or inactive"))
-            .param(ParamSpec.optional("systemctl", ParamType.STRING, "systemctl", "systemctl executable"))
-            .field("active_state", Unit.TEXT, "ActiveState (active, failed, inactive…)")
+            .tags(Tags.HOST)
+            .entities(Entity.Kind.SERVICE, "the unit")
+            .param(UNIT)
+            .param(STATE)
+            .param(SYSTEMCTL)
+            .field("active_state", Unit.TEXT, "ActiveState (active, failed, inactive, activating…)")
             .field("sub_state", Unit.TEXT, "SubState (running, dead, exited…)")
             .field("load_state", Unit.TEXT, "LoadState (loaded, not-found…)")
-            .field("active", Unit.BOOLEAN, "whether the unit is active")
+            .field("active", Unit.BOOLEAN, "whether its processes run or are being started (ActiveState active, reloading, activating or refreshing)")
+            .rule(DefaultRule.fail(Map.of("load_state", "not-found"), "unit {entity} not found (LoadState not-found)")
+                    .when("state", "active"))
+            .rule(DefaultRule.fail(Map.of("active", false), "unit " + DESCRIBED + ", expected active").when("state", "active"))
+            .rule(DefaultRule.warn(List.of(Map.of("active_state", "activating"), Map.of("active_state", "refreshing")),
+                    "unit " + DESCRIBED + ", not yet active").when("state", "active"))
+            .rule(DefaultRule.fail(Map.of("active", true), "unit " + DESCRIBED + ", expected inactive").when("state", "inactive"))
             .build();
 
     @Override
@@ -47,15 +63,12 @@ public final class SystemdUnitProbe implements Probe {
     @Override
     public ProbeResult probe(ProbeContext ctx) throws InterruptedException {
         Params p = ctx.params();
-        String unit = p.string("unit");
-        String want = p.string("state") == null ? "active" : p.string("state");
-        String tool = p.string("systemctl") == null ? "systemctl" : p.string("systemctl");
-        if (!want.equals("active") && !want.equals("inactive")) {
-            return unknown(unit, "check " + ctx.checkName() + ": state must be active or inactive, not '" + want + "'");
-        }
+        String unit = UNIT.get(p);
+        String tool = SYSTEMCTL.get(p);
+        Entity entity = Entity.of(Entity.Kind.SERVICE, unit);
         Optional<Path> exe = Executables.find(tool);
         if (exe.isEmpty()) {
-            return unknown(unit, "systemctl not found (looked for " + tool + " in " + Executables.searched(tool) + "); is this a systemd host?");
+            return unreadable(entity, "systemctl not found (looked for " + tool + " in " + Executables.searched(tool) + "); is this a systemd host?");
         }
         ProcessRunner.Result r;
         try {
@@ -64,13 +77,13 @@ public final class SystemdUnitProbe implements Probe {
                     .cleanEnvironment()
                     .run();
         } catch (ProcessRunner.StartFailure e) {
-            return unknown(unit, "cannot run " + exe.get() + ": " + e.reason());
+            return unreadable(entity, "cannot run " + exe.get() + ": " + e.reason());
         }
         if (r.timedOut()) {
-            return unknown(unit, exe.get() + " show " + unit + " did not answer in time; killed it");
+            return unreadable(entity, exe.get() + " show " + unit + " did not answer in time; killed it");
         }
         if (r.exitCode() != 0) {
-            return unknown(unit, exe.get() + " show " + unit + " exited with " + r.exitCode() + ": " + r.firstLine());
+            return unreadable(entity, exe.get() + " show " + unit + " exited with " + r.exitCode() + ": " + r.firstLine());
         }
         Map<String, String> props = new HashMap<>();
         for (String line : r.stdout().split("\n")) {
@@ -81,29 +94,14 @@ public final class SystemdUnitProbe implements Probe {
         }
         String active = props.get("ActiveState");
         if (active == null || active.isEmpty()) {
-            return unknown(unit, exe.get() + " show printed no ActiveState for " + unit + ": " + r.firstLine());
+            return unreadable(entity, exe.get() + " show printed no ActiveState for " + unit + ": " + r.firstLine());
         }
-        String sub = props.getOrDefault("SubState", "");
-        String load = props.getOrDefault("LoadState", "");
-        boolean running = RUNNING.contains(active);
-        ProbeResult.Builder out = ProbeResult.builder().observe(Observation.of(unit).put("active_state", active)
-                .put("sub_state", sub).put("load_state", load).put("active", running).build());
-        String desc = active + (sub.isEmpty() ? "" : " (" + sub + ")");
-        if (want.equals("active")) {
-            if (load.equals("not-found")) {
-                out.finding(Finding.of(unit, Severity.FAIL, "unit " + unit + " not found (LoadState not-found)"));
-            } else if (!running) {
-                out.finding(Finding.of(unit, Severity.FAIL, "unit " + unit + " is " + desc + ", expected active"));
-            } else if (!active.equals("active") && !active.equals("reloading")) {
-                out.finding(Finding.of(unit, Severity.WARN, "unit " + unit + " is " + desc + ", not yet active"));
-            }
-        } else if (running) {
-            out.finding(Finding.of(unit, Severity.FAIL, "unit " + unit + " is " + desc + ", expected inactive"));
-        }
-        return out.build();
+        return ProbeResult.of(Observation.of(entity).put("active_state", active)
+                .put("sub_state", props.getOrDefault("SubState", "")).put("load_state", props.getOrDefault("LoadState", ""))
+                .put("active", RUNNING.contains(active)).build());
     }
 
-    private static ProbeResult unknown(String unit, String why) {
-        return ProbeResult.builder().finding(Finding.of(unit, Severity.UNKNOWN, why)).build();
+    private static ProbeResult unreadable(Entity unit, String why) {
+        return ProbeResult.of(Observation.unreadable(unit, why));
     }
 }

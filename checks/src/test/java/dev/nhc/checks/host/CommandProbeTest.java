@@ -1,74 +1,128 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.engine.config.ConfigException;
+import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
 import dev.nhc.model.Severity;
 import dev.nhc.probe.ProbeResult;
-import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CommandProbeTest {
     @TempDir
     Path root;
 
-    private ProbeResult run(Map<String, Object> with) {
-        try {
-            return new CommandProbe().probe(new TestProbeContext(root).budget(Duration.ofSeconds(5)).params(with));
-        } catch (InterruptedException e) {
-            throw new AssertionError("the test thread was interrupted", e);
-        }
+    private Observation observe(String with) throws Exception {
+        ProbeResult r = new CommandProbe().probe(new TestProbeContext(root).budget(Duration.ofSeconds(5)).with(new CommandProbe().spec(), with));
+        assertTrue(r.findings().isEmpty(), "a probe only observes");
+        assertEquals(1, r.observations().size());
+        return r.observations().get(0);
+    }
+
+    private Finding judge(String with) throws Exception {
+        return Pipeline.only(new Pipeline(root, new CommandProbe()).run("- { name: cmd, use: command, timeout: 5s, with: " + with + " }"), "cmd");
     }
 
     @Test
-    void exitZeroPasses() {
-        ProbeResult r = run(Map.of("command", List.of("/bin/true")));
-        assertTrue(r.findings().isEmpty());
-        assertEquals(0L, r.observations().get(0).get("exit_code"));
+    void observesTheExitCodeAndFirstLine() throws Exception {
+        Observation o = observe("{ command: [/bin/sh, -c, \"echo; echo 'ib0: port down' >&2; exit 3\"] }");
+        assertEquals(Entity.Kind.PROCESS, o.entity().kind());
+        assertEquals("/bin/sh -c echo; echo 'ib0: port down' >&2; exit 3", o.entity().label());
+        assertEquals(3L, o.get("exit_code"));
+        assertEquals("ib0: port down", o.get("first_line"));
+        assertEquals(false, o.get("timed_out"));
+        assertNull(o.get("output_matches"), "only observed when output is given");
+        assertNull(observe("{ command: [/bin/true] }").get("first_line"), "no output: no first line");
     }
 
     @Test
-    void nonZeroFailsWithTheFirstOutputLine() {
-        Finding f = run(Map.of("command", List.of("/bin/sh", "-c", "echo 'ib0: port down' >&2; echo more; exit 1"))).findings().get(0);
+    void exitZeroPasses() throws Exception {
+        Finding f = judge("{ command: [/bin/true] }");
+        assertEquals(Severity.PASS, f.severity(), f.message());
+        assertEquals("/bin/true", f.entity().label());
+    }
+
+    @Test
+    void nonZeroFailsWithTheFirstOutputLine() throws Exception {
+        Finding f = judge("{ command: [/bin/sh, -c, \"echo 'ib0: port down' >&2; echo more; exit 1\"] }");
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("ib0: port down", f.message());
-        assertEquals("/bin/false exited with 1", run(Map.of("command", List.of("/bin/false"))).findings().get(0).message());
+        assertEquals("/bin/false exited with 1 (expected 0)", judge("{ command: [/bin/false] }").message());
     }
 
     @Test
-    void expectedExitCodeAndOutputMatch() {
-        assertTrue(run(Map.of("command", List.of("/bin/false"), "exit_code", 1L)).findings().isEmpty());
-        assertTrue(run(Map.of("command", List.of("/bin/echo", "State: Active"), "output", "^State: Active$")).findings().isEmpty());
-        Finding f = run(Map.of("command", List.of("/bin/echo", "State: Down"), "output", "State: Active")).findings().get(0);
+    void expectedExitCodeAndOutputMatch() throws Exception {
+        assertEquals(Severity.PASS, judge("{ command: [/bin/false], exit_code: 1 }").severity());
+        assertEquals("/bin/true exited with 0 (expected 1)", judge("{ command: [/bin/true], exit_code: 1 }").message());
+        assertEquals(Severity.PASS, judge("{ command: [/bin/echo, \"State: Active\"], output: \"^State: Active$\" }").severity(),
+                "^ and $ match at line ends");
+        Finding f = judge("{ command: [/bin/echo, \"State: Down\"], output: \"State: Active\" }");
         assertEquals(Severity.FAIL, f.severity());
-        assertEquals("output of /bin/echo does not match /State: Active/: State: Down", f.message());
+        assertEquals("output of /bin/echo State: Down does not match /State: Active/: State: Down", f.message());
+        assertEquals("output of /bin/true does not match /State: Active/ (no output)",
+                judge("{ command: [/bin/true], output: \"State: Active\" }").message());
     }
 
     @Test
-    void timeoutKillsAndFails() {
+    void timeoutKillsAndFails() throws Exception {
         long t0 = System.nanoTime();
-        ProbeResult r = run(Map.of("command", List.of("/bin/sh", "-c", "sleep 100 & sleep 100; wait"), "timeout", Duration.ofMillis(500)));
-        Finding f = r.findings().get(0);
+        Observation o = observe("{ command: [/bin/sh, -c, \"sleep 100 & sleep 100; wait\"], timeout: 500ms }");
+        assertEquals(true, o.get("timed_out"));
+        assertEquals(0.5, o.get("time_limit"));
+        assertTrue((Long) o.get("killed_processes") >= 1, o.toString());
+        Finding f = judge("{ command: [/bin/sh, -c, \"sleep 100 & sleep 100; wait\"], timeout: 500ms }");
         assertEquals(Severity.FAIL, f.severity());
-        assertTrue(f.message().contains("did not finish within 500ms; killed it and"), f.message());
-        assertEquals(true, r.observations().get(0).get("timed_out"));
-        assertTrue(Duration.ofNanos(System.nanoTime() - t0).compareTo(Duration.ofSeconds(4)) < 0);
+        assertTrue(f.message().matches("/bin/sh -c sleep 100 & sleep 100; wait did not finish within 0\\.5s; killed it and [12] processes it started"),
+                f.message());
+        assertTrue(Duration.ofNanos(System.nanoTime() - t0).compareTo(Duration.ofSeconds(8)) < 0);
     }
 
     @Test
-    void unstartableIsUnknownAndBadRegexSaysSo() {
-        Finding f = run(Map.of("command", List.of("/no/such/tool", "x"))).findings().get(0);
+    void aSiteMayWarnOnASlowCommandInsteadOfFailing() throws Exception {
+        Finding f = Pipeline.only(new Pipeline(root, new CommandProbe()).run("""
+                - name: cmd
+                  use: command
+                  with: { command: [/bin/sh, -c, "sleep 5"], timeout: 300ms }
+                  fail: { exit_code: "> 1" }
+                  warn: { timed_out: true }
+                """), "cmd");
+        assertEquals(Severity.WARN, f.severity());
+        assertEquals("/bin/sh -c sleep 5: timed_out is true", f.message());
+    }
+
+    @Test
+    void unstartableIsUnknown() throws Exception {
+        Finding f = judge("{ command: [/no/such/tool, x] }");
         assertEquals(Severity.UNKNOWN, f.severity());
-        assertTrue(f.message().startsWith("cannot run /no/such/tool x"), f.message());
-        Finding re = run(Map.of("command", List.of("/bin/true"), "output", "([")).findings().get(0);
-        assertEquals(Severity.UNKNOWN, re.severity());
-        assertTrue(re.message().contains("'output' is not a valid regular expression"), re.message());
+        assertTrue(f.message().startsWith("cannot run /no/such/tool x: "), f.message());
+        assertEquals("/no/such/tool x", f.entity().label());
+    }
+
+    @Test
+    void aBadRegexEmptyCommandOrTimeoutIsAConfigError() {
+        Pipeline p = new Pipeline(root, new CommandProbe());
+        ConfigException regex = assertThrows(ConfigException.class,
+                () -> p.plan("- { name: cmd, use: command, with: { command: [/bin/true], output: \"([\" } }"));
+        assertTrue(regex.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*'output'.*not a valid regular expression.*"), regex.getMessage());
+        ConfigException empty = assertThrows(ConfigException.class,
+                () -> p.plan("- { name: cmd, use: command, with: { command: [] } }"));
+        assertTrue(empty.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*must name the program to run.*"), empty.getMessage());
+        ConfigException code = assertThrows(ConfigException.class,
+                () -> p.plan("- { name: cmd, use: command, with: { command: [/bin/true], exit_code: 300 } }"));
+        assertTrue(code.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*exit code from 0 to 255.*"), code.getMessage());
+        ConfigException timeout = assertThrows(ConfigException.class,
+                () -> p.plan("- { name: cmd, use: command, with: { command: [/bin/true], timeout: 0s } }"));
+        assertTrue(timeout.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*'timeout'.*longer than 0.*"), timeout.getMessage());
     }
 }

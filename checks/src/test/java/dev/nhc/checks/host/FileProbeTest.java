@@ -1,10 +1,13 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.engine.config.ConfigException;
+import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Severity;
 import dev.nhc.probe.ProbeResult;
-import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,17 +17,25 @@ import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class FileProbeTest {
     @TempDir
     Path root;
 
-    private ProbeResult run(Map<String, Object> with) {
-        return new FileProbe().probe(new TestProbeContext(root).params(with));
+    private Observation observe(String with) {
+        ProbeResult r = new FileProbe().probe(new TestProbeContext(root).with(new FileProbe().spec(), with));
+        assertEquals(1, r.observations().size(), r.observations().toString());
+        assertTrue(r.findings().isEmpty(), "a probe only observes");
+        return r.observations().get(0);
+    }
+
+    private Finding judge(String with) throws Exception {
+        return Pipeline.only(new Pipeline(root, new FileProbe()).run("- { name: marker, use: file, with: " + with + " }"), "marker");
     }
 
     private Path file(String text, String perms) throws Exception {
@@ -36,46 +47,125 @@ class FileProbeTest {
     }
 
     @Test
-    void observesAndPassesWhenAllHold() throws Exception {
+    void observesWhatTheFileIs() throws Exception {
         file("healthy=yes\n", "rw-r--r--");
-        String me = Files.getOwner(root).getName();
-        ProbeResult r = run(Map.of("path", "/etc/nhc/marker", "mode", "0644", "owner", me, "max_age", Duration.ofHours(1), "contains", "^healthy=yes$"));
-        assertTrue(r.findings().isEmpty(), r.findings().toString());
-        Observation o = r.observations().get(0);
+        String owner = Files.getOwner(root.resolve("etc/nhc/marker")).getName();
+        Observation o = observe("{ path: /etc/nhc/marker, mode: \"0644\", owner: " + owner + ", max_age: 1h, contains: \"^healthy=yes$\" }");
+        assertEquals(Entity.of(Entity.Kind.PATH, "/etc/nhc/marker"), o.entity());
         assertEquals(true, o.get("exists"));
         assertEquals("0644", o.get("mode"));
-        assertEquals(me, o.get("owner"));
+        assertEquals(owner, o.get("owner"));
+        assertEquals(Files.getAttribute(root.resolve("etc/nhc/marker"), "unix:uid"), ((Long) o.get("uid")).intValue());
+        assertEquals(true, o.get("owner_matches"));
         assertEquals(12L, o.get("size"));
         assertTrue((Long) o.get("age_seconds") < 3600);
+        assertEquals(true, o.get("contents_match"), "^ and $ match at line ends");
+        assertEquals(true, o.get("contents_readable"));
+    }
+
+    @Test
+    void fieldsOfParametersNotGivenAreNotObserved() throws Exception {
+        file("x", "rw-------");
+        Observation o = observe("{ path: /etc/nhc/marker }");
+        assertNull(o.get("owner_matches"));
+        assertNull(o.get("contents_match"));
+        assertEquals("0600", o.get("mode"));
+    }
+
+    @Test
+    void passesWhenAllHold() throws Exception {
+        Path p = file("healthy=yes\n", "rw-r--r--");
+        Finding f = judge("{ path: /etc/nhc/marker, mode: 644, owner: " + Files.getOwner(p).getName() + ", max_age: 1h, contains: \"^healthy=yes$\" }");
+        assertEquals(Severity.PASS, f.severity(), f.message());
+        assertEquals("/etc/nhc/marker", f.entity().label());
     }
 
     @Test
     void eachMismatchIsNamed() throws Exception {
         Path p = file("healthy=no\n", "rwxrwxrwx");
         Files.setLastModifiedTime(p, FileTime.from(Instant.now().minus(Duration.ofDays(2))));
-        Finding f = run(Map.of("path", "/etc/nhc/marker", "mode", "644", "owner", "4242", "max_age", Duration.ofHours(1),
-                "contains", "healthy=yes")).findings().get(0);
-        assertEquals(Severity.FAIL, f.severity());
-        assertTrue(f.message().startsWith("/etc/nhc/marker: mode 0777, expected 0644; owner "), f.message());
-        assertTrue(f.message().contains("expected 4242"), f.message());
-        assertTrue(f.message().contains("more than 3600s"), f.message());
-        assertTrue(f.message().endsWith("does not contain /healthy=yes/"), f.message());
+        String owner = Files.getOwner(p).getName();
+        long uid = ((Number) Files.getAttribute(p, "unix:uid")).longValue();
+
+        Finding mode = judge("{ path: /etc/nhc/marker, mode: \"0644\" }");
+        assertEquals(Severity.FAIL, mode.severity());
+        assertEquals("/etc/nhc/marker: mode 0777, expected 0644", mode.message());
+
+        Finding byUid = judge("{ path: /etc/nhc/marker, owner: \"4242\" }");
+        assertEquals(Severity.FAIL, byUid.severity());
+        assertEquals("/etc/nhc/marker: owner " + owner + " (uid " + uid + "), expected 4242", byUid.message());
+        assertEquals(Severity.PASS, judge("{ path: /etc/nhc/marker, owner: \"" + uid + "\" }").severity(), "a uid matches by number");
+        assertEquals(Severity.FAIL, judge("{ path: /etc/nhc/marker, owner: nobody-at-all }").severity());
+
+        Finding age = judge("{ path: /etc/nhc/marker, max_age: 1h }");
+        assertEquals(Severity.FAIL, age.severity());
+        assertTrue(age.message().matches("/etc/nhc/marker: last modified 1728\\d\\ds ago, more than 3600s"), age.message());
+
+        Finding contents = judge("{ path: /etc/nhc/marker, contains: healthy=yes }");
+        assertEquals(Severity.FAIL, contents.severity());
+        assertEquals("/etc/nhc/marker: does not contain /healthy=yes/", contents.message());
+
+        // all at once: the first in the order existence, mode, owner, age, contents
+        Finding first = judge("{ path: /etc/nhc/marker, mode: \"0644\", owner: \"4242\", max_age: 1h, contains: healthy=yes }");
+        assertEquals("/etc/nhc/marker: mode 0777, expected 0644", first.message());
+    }
+
+    @Test
+    void specialBitsCompareAsTheConfigWritesThem() throws Exception {
+        Path p = file("x", "rwxr-xr-x");
+        Files.setAttribute(p, "unix:mode", 04755);
+        assertEquals("4755", observe("{ path: /etc/nhc/marker }").get("mode"));
+        assertEquals(Severity.PASS, judge("{ path: /etc/nhc/marker, mode: \"04755\" }").severity());
+        assertEquals("/etc/nhc/marker: mode 4755, expected 0755", judge("{ path: /etc/nhc/marker, mode: \"0755\" }").message());
     }
 
     @Test
     void existence() throws Exception {
-        assertEquals("/etc/nhc/marker does not exist", run(Map.of("path", "/etc/nhc/marker")).findings().get(0).message());
-        assertTrue(run(Map.of("path", "/etc/nhc/marker", "exists", false)).findings().isEmpty());
+        Finding missing = judge("{ path: /etc/nhc/marker, mode: \"0644\" }");
+        assertEquals(Severity.FAIL, missing.severity());
+        assertEquals("/etc/nhc/marker does not exist", missing.message());
+        assertEquals(Severity.PASS, judge("{ path: /etc/nhc/marker, exists: false }").severity());
         file("x", "rw-------");
-        assertEquals("/etc/nhc/marker exists but should not", run(Map.of("path", "/etc/nhc/marker", "exists", false)).findings().get(0).message());
+        Finding there = judge("{ path: /etc/nhc/marker, exists: false }");
+        assertEquals(Severity.FAIL, there.severity());
+        assertEquals("/etc/nhc/marker exists but should not", there.message());
     }
 
     @Test
-    void badModeOrRegexIsUnknown() throws Exception {
-        file("x", "rw-------");
-        assertEquals(Severity.UNKNOWN, run(Map.of("path", "/etc/nhc/marker", "mode", "rw-r--r--")).findings().get(0).severity());
-        assertEquals(Severity.UNKNOWN, run(Map.of("path", "/etc/nhc/marker", "contains", "(")).findings().get(0).severity());
-        assertEquals(0644L, FileProbe.octal("0644"));
-        assertEquals(04755L, FileProbe.octal("4755"));
+    void contentsThatCannotBeReadAreUnknownUnlessSomethingElseFails() throws Exception {
+        Files.createDirectories(root.resolve("etc/nhc/marker.d"));
+        Files.setPosixFilePermissions(root.resolve("etc/nhc/marker.d"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        Finding f = judge("{ path: /etc/nhc/marker.d, contains: x }");
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertEquals("/etc/nhc/marker.d: cannot read its contents: Is a directory", f.message());
+        assertEquals(Severity.FAIL, judge("{ path: /etc/nhc/marker.d, contains: x, mode: \"0700\" }").severity());
+    }
+
+    @Test
+    void aSitesFailReplacesTheDefaults() throws Exception {
+        file("x", "rwxrwxrwx");
+        Finding f = Pipeline.only(new Pipeline(root, new FileProbe()).run("""
+                - name: marker
+                  use: file
+                  with: { path: /etc/nhc/marker, mode: "0644" }
+                  fail: { size: "> 1KiB" }
+                  warn: { mode: "!= 0644" }
+                """), "marker");
+        assertEquals(Severity.WARN, f.severity());
+        assertEquals("/etc/nhc/marker: mode is '0777', not '0644'", f.message());
+    }
+
+    @Test
+    void aBadModeRegexOrPathIsAConfigError() {
+        Pipeline p = new Pipeline(root, new FileProbe());
+        ConfigException mode = assertThrows(ConfigException.class,
+                () -> p.plan("- { name: marker, use: file, with: { path: /etc/nhc/marker, mode: rw-r--r-- } }"));
+        assertTrue(mode.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*'mode'.*octal.*"), mode.getMessage());
+        ConfigException regex = assertThrows(ConfigException.class,
+                () -> p.plan("- { name: marker, use: file, with: { path: /etc/nhc/marker, contains: \"(\" } }"));
+        assertTrue(regex.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*'contains'.*not a valid regular expression.*"), regex.getMessage());
+        ConfigException relative = assertThrows(ConfigException.class,
+                () -> p.plan("- { name: marker, use: file, with: { path: etc/marker } }"));
+        assertTrue(relative.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*must be an absolute path.*"), relative.getMessage());
     }
 }

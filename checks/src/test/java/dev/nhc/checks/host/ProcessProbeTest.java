@@ -1,9 +1,14 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.model.Finding;
-import dev.nhc.model.Severity;
-import dev.nhc.probe.ProbeResult;
+import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Entity;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
+import dev.nhc.model.Severity;
+import dev.nhc.model.Verdict;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,19 +16,22 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ProcessProbeTest {
     @TempDir
     Path root;
     private TestProbeContext ctx;
+    private Pipeline pipeline;
 
     @BeforeEach
     void tree() throws IOException {
         ctx = new TestProbeContext(root);
+        pipeline = new Pipeline(root, new ProcessProbe());
         ctx.write("/etc/passwd", "root:x:0:0:root:/root:/bin/bash\nslurm:x:64030:64030::/var/lib/slurm:/usr/sbin/nologin\n");
         proc(1, "systemd", 0, "S", "/sbin/init\0splash\0");
         proc(812, "sshd", 0, "S", "sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups\0");
@@ -40,48 +48,118 @@ class ProcessProbeTest {
         ctx.write("/proc/" + pid + "/cmdline", cmdline);
     }
 
-    private ProbeResult run(Map<String, Object> with) throws IOException {
-        return new ProcessProbe().probe(ctx.params(with));
+    /** What the probe observes for {@code with}, as the loader converts it. */
+    private Observation observe(String with) throws IOException {
+        ProbeResult r = new ProcessProbe().probe(ctx.with(new ProcessProbe().spec(), with));
+        assertEquals(1, r.observations().size(), r.observations().toString());
+        assertTrue(r.findings().isEmpty(), "a probe only observes");
+        return r.observations().get(0);
+    }
+
+    /** The one finding of a check {@code with} these params, judged as nhc run judges it. */
+    private Finding judge(String with) throws Exception {
+        return Pipeline.only(pipeline.run("- { name: p, use: process, with: " + with + " }"), "p");
     }
 
     @Test
-    void presentByCommOrArgv0AndUser() throws IOException {
-        ProbeResult r = run(Map.of("name", "slurmd", "user", "slurm"));
-        assertTrue(r.findings().isEmpty(), r.findings().toString());
-        assertEquals(1L, r.observations().get(0).get("count"));
-        assertTrue(run(Map.of("name", "sshd", "user", "root")).findings().isEmpty());
-        assertTrue(run(Map.of("name", "dcgm-exporter-long-name")).findings().isEmpty(), "comm is cut at 15 characters");
-        assertTrue(run(Map.of("name", "init")).findings().isEmpty(), "argv[0] basename");
+    void countsMatchesByCommOrArgv0AndUser() throws IOException {
+        Observation slurmd = observe("{ name: slurmd, user: slurm }");
+        assertEquals(1L, slurmd.get("count"));
+        assertEquals("900", slurmd.get("pids"));
+        assertEquals(new Entity(Entity.Kind.PROCESS, "slurmd (user slurm)", "slurmd (user slurm)", null), slurmd.entity());
+        assertEquals(1L, observe("{ name: sshd, user: root }").get("count"));
+        assertEquals(1L, observe("{ name: dcgm-exporter-long-name }").get("count"), "comm is cut at 15 characters");
+        assertEquals(1L, observe("{ name: init }").get("count"), "argv[0] basename");
+        Observation none = observe("{ name: sshd, user: slurm }");
+        assertEquals(0L, none.get("count"));
+        assertNull(none.get("pids"), "no pids: the field is absent");
     }
 
     @Test
-    void missingProcessFailsNamingItsUser() throws IOException {
-        Finding f = run(Map.of("name", "sshd", "user", "slurm")).findings().get(0);
+    void presentPasses() throws Exception {
+        Finding f = judge("{ name: slurmd, user: slurm }");
+        assertEquals(Severity.PASS, f.severity(), f.message());
+        assertEquals("slurmd (user slurm)", f.entity().label());
+    }
+
+    @Test
+    void missingProcessFailsNamingItsUser() throws Exception {
+        Finding f = judge("{ name: sshd, user: slurm }");
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("process sshd (user slurm) not running", f.message());
-        assertEquals(Severity.FAIL, run(Map.of("name", "python3")).findings().get(0).severity(), "a zombie is not running");
-        Finding few = run(Map.of("name", "sshd", "min_count", 2L)).findings().get(0);
+        assertEquals(Severity.FAIL, judge("{ name: python3 }").severity(), "a zombie is not running");
+        Finding few = judge("{ name: sshd, min_count: 2 }");
+        assertEquals(Severity.FAIL, few.severity());
         assertEquals("only 1 of 2 process sshd running (pids 812)", few.message());
     }
 
     @Test
-    void absentExpectedFailsWithThePids() throws IOException {
-        Finding f = run(Map.of("name", "nv-hostengine", "state", "absent")).findings().get(0);
+    void absentExpectedFailsWithThePids() throws Exception {
+        Finding f = judge("{ name: nv-hostengine, state: absent }");
         assertEquals(Severity.FAIL, f.severity());
-        assertTrue(f.message().contains("pids 901"), f.message());
-        assertTrue(run(Map.of("name", "gdm", "state", "absent")).findings().isEmpty());
+        assertEquals("process nv-hostengine is running but should not be (pids 901)", f.message());
+        assertEquals(Severity.PASS, judge("{ name: gdm, state: absent }").severity());
     }
 
     @Test
-    void unknownUserIsUnknownNumericUidWorks() throws IOException {
-        assertEquals(Severity.UNKNOWN, run(Map.of("name", "sshd", "user", "nobody-here")).findings().get(0).severity());
-        assertTrue(run(Map.of("name", "slurmd", "user", "64030")).findings().isEmpty());
+    void manyPidsAreCutAtTen() throws Exception {
+        for (int pid = 2000; pid < 2012; pid++) {
+            proc(pid, "worker", 0, "S", "/usr/bin/worker\0");
+        }
+        Observation o = observe("{ name: worker }");
+        assertEquals(12L, o.get("count"));
+        assertEquals("2000, 2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008, 2009, …", o.get("pids"));
+    }
+
+    @Test
+    void unknownUserIsUnknownNumericUidWorks() throws Exception {
+        Finding f = judge("{ name: sshd, user: nobody-here }");
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertEquals("no user 'nobody-here' in " + root.resolve("etc/passwd"), f.message());
+        assertEquals("sshd (user nobody-here)", f.entity().label());
+        assertEquals(Severity.PASS, judge("{ name: slurmd, user: \"64030\" }").severity());
+    }
+
+    @Test
+    void aConfigsFailReplacesTheDefaultsAndWarnNoneKeepsThem() throws Exception {
+        // two sshd are wanted, one runs: the site says that is only worth a warning
+        Verdict v = pipeline.run("""
+                - name: p
+                  use: process
+                  with: { name: sshd, min_count: 2 }
+                  fail: { count: 0 }
+                  warn: { count: "< 2" }
+                """);
+        Finding f = Pipeline.only(v, "p");
+        assertEquals(Severity.WARN, f.severity());
+        assertEquals("sshd: count 1 < 2", f.message());
+        // fail: none drops the default rules: a missing process is no longer a failure
+        assertEquals(Severity.PASS, Pipeline.only(pipeline.run("""
+                - { name: p, use: process, with: { name: gdm }, fail: none }
+                """), "p").severity());
+        // warn: none leaves the default FAIL rules in place
+        assertEquals(Severity.FAIL, Pipeline.only(pipeline.run("""
+                - { name: p, use: process, with: { name: gdm }, warn: none }
+                """), "p").severity());
+    }
+
+    @Test
+    void aBadStateOrCountIsAConfigError() {
+        ConfigException state = assertThrows(ConfigException.class,
+                () -> pipeline.plan("- { name: p, use: process, with: { name: sshd, state: gone } }"));
+        assertTrue(state.getMessage().contains("nhc.yaml:") && state.getMessage().contains("'gone' is not one of present, absent"),
+                state.getMessage());
+        ConfigException count = assertThrows(ConfigException.class,
+                () -> pipeline.plan("- { name: p, use: process, with: { name: sshd, min_count: 0 } }"));
+        assertTrue(count.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*min_count.*must be at least 1.*"), count.getMessage());
+        ConfigException name = assertThrows(ConfigException.class, () -> pipeline.plan("- { name: p, use: process }"));
+        assertTrue(name.getMessage().contains("needs 'name'"), name.getMessage());
     }
 
     @Test
     void processesThatVanishMidScanAreNotCounted() throws IOException {
         Files.createDirectories(root.resolve("proc/4242")); // no comm: exited while listed
-        assertEquals(1L, run(Map.of("name", "sshd")).observations().get(0).get("count"));
+        assertEquals(1L, observe("{ name: sshd }").get("count"));
     }
 
     @Test
@@ -92,15 +170,16 @@ class ProcessProbeTest {
         exe.toFile().setExecutable(true);
         Process p = new ProcessBuilder(exe.toString(), "60").start();
         try {
-            TestProbeContext real = new TestProbeContext(Path.of("/"));
-            ProbeResult r = new ProcessProbe().probe(real.params(Map.of("name", name, "user", String.valueOf(uid()))));
-            assertTrue(r.findings().isEmpty(), r.findings().toString());
+            TestProbeContext live = new TestProbeContext(Path.of("/"));
+            ProbeResult r = new ProcessProbe().probe(live.with(new ProcessProbe().spec(), "{ name: " + name + ", user: \"" + uid() + "\" }"));
             assertEquals(1L, r.observations().get(0).get("count"));
+            assertEquals(String.valueOf(p.pid()), r.observations().get(0).get("pids"));
         } finally {
             p.destroyForcibly().waitFor();
         }
-        ProbeResult gone = new ProcessProbe().probe(new TestProbeContext(Path.of("/")).params(Map.of("name", name, "state", "absent")));
-        assertTrue(gone.findings().isEmpty(), gone.findings().toString());
+        ProbeResult gone = new ProcessProbe().probe(new TestProbeContext(Path.of("/")).with(new ProcessProbe().spec(),
+                "{ name: " + name + ", state: absent }"));
+        assertEquals(0L, gone.observations().get(0).get("count"));
     }
 
     private static long uid() throws IOException {

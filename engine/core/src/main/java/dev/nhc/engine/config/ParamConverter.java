@@ -61,7 +61,7 @@ public final class ParamConverter {
             if (converted != null) {
                 String wrong = spec.problemWith(converted);
                 if (wrong != null) {
-                    problems.add(v.location(), "'" + spec.name() + "' in " + where + ": " + wrong);
+                    problems.add(v.location(), "'" + spec.name() + "' in " + where + (where.endsWith(":") ? " " : ": ") + wrong);
                     continue;
                 }
                 out.put(spec.name(), converted);

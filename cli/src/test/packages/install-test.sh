@@ -162,6 +162,13 @@ DAEMON_PID=
 echo "== bash completion"
 check "the installed completion registers for nhc" bash --norc --noprofile -c 'source /usr/share/bash-completion/completions/nhc && complete -p nhc | grep -q _complete_nhc'
 
+echo "== an upgrade keeps the admin's config"
+printf '# edited by the admin\n' >> /etc/nhc/nhc.yaml
+edited=$(sha256sum < /etc/nhc/nhc.yaml)
+timeout 300 dpkg -i "$DEB" < /dev/null || bad "dpkg -i again"
+check "/etc/nhc/nhc.yaml kept as edited" test "$(sha256sum < /etc/nhc/nhc.yaml)" = "$edited"
+check "the archive still maps after the reinstall" bash -c "env -i PATH=/usr/bin:/bin NHC_JAVA_OPTS=-Xlog:class+load=info /usr/bin/nhc version 2>&1 | grep -q 'dev.nhc.cli.Main source: shared objects file (top)'"
+
 echo "== the real-Slurm e2e against the installed /opt/nhc"
 if [ -x "$REPO/slurm-integration/src/e2e/run-e2e.sh" ]; then
     timeout 1800 "$REPO/slurm-integration/src/e2e/run-e2e.sh" /opt/nhc
@@ -182,6 +189,7 @@ for p in /opt/nhc /usr/bin/nhc /usr/sbin/nhc-slurm /lib/systemd/system/nhc-daemo
 done
 check "kept: /etc/nhc/nhc.yaml and nothing else in /etc/nhc" test "$(find /etc/nhc | sort | tr '\n' ' ')" = "/etc/nhc /etc/nhc/nhc.yaml "
 check "dpkg: config-files" bash -c "dpkg-query -W -f='\${Status}' nhc | grep -q config-files"
+echo "kept in /var/lib/nhc: $(ls -A /var/lib/nhc 2>/dev/null | tr '\n' ' ')"
 leftover=$(find /var/lib/nhc -type f 2>/dev/null | grep -v -E '^/var/lib/nhc/[^/]+\.(json|lock)$' || true)
 check "kept in /var/lib/nhc: nhc's state files only (${leftover:-none other})" test -z "$leftover"
 

@@ -133,7 +133,9 @@ final class FsTranslator implements FunctionTranslator {
 
     /** An mcheck expression that matches only its own text: a glob without glob characters. */
     private static boolean literalMatch(String expr) {
-        return !expr.isEmpty() && !expr.startsWith("!") && !expr.startsWith("/") && !expr.startsWith("{")
+        boolean regex = expr.length() >= 2 && expr.startsWith("/") && expr.endsWith("/");
+        boolean range = expr.startsWith("{") && expr.endsWith("}");
+        return !expr.isEmpty() && !expr.startsWith("!") && !regex && !range
                 && !ShellWords.hasGlob(expr) && !expr.contains("(") && !expr.contains("\\");
     }
 

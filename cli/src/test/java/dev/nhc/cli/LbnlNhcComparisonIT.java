@@ -147,6 +147,54 @@ class LbnlNhcComparisonIT {
         assertEquals(List.of(), disagreements, table.toString());
     }
 
+    /**
+     * Carried-over lines that only observe (no start, restart, kill, remount or command) run
+     * through nhc's script probe, which has LBNL NHC evaluate them with {@code nhc -e}: the verdict
+     * must be LBNL NHC's own.
+     */
+    @Test
+    void carriedOverLinesGiveLbnlNhcsOwnVerdictThroughTheScriptProbe() throws Exception {
+        Path tree = tree();
+        assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "no /bin/bash on this machine: LBNL NHC cannot run here");
+        Set<String> observeOnly = Set.of("check_hw_physmem_free", "check_hw_mem_free", "check_hw_mem", "check_hw_eth", "check_hw_gm",
+                "check_file_test", "check_fs_inodes", "check_fs_mount", "check_fs_mount_rw", "check_fs_mount_ro", "check_ps_blacklist");
+        Set<String> lines = new LinkedHashSet<>();
+        for (String conf : shippedConfigs(tree).values()) {
+            for (Entry e : new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC, false).importConfig("c", conf).entries()) {
+                String fn = e.line().check().split("\\s+", 2)[0];
+                if (e.kind() == Kind.CARRIED_OVER && !e.checks().isEmpty() && observeOnly.contains(fn)
+                        && !(fn.startsWith("check_fs_mount") && e.line().check().matches(".*\\s-[0reEFO]\\b.*"))) {
+                    lines.add(e.line().check());
+                }
+            }
+        }
+        lines.addAll(List.of("check_hw_eth lo", "check_hw_eth no-such-nic", "check_hw_physmem_free 1", "check_hw_physmem_free 1P",
+                "check_hw_mem 1k 1e", "check_hw_mem 1e 2e", "check_file_test -d /tmp", "check_file_test -d /etc/passwd",
+                "check_file_test -r -w /etc/passwd", "check_fs_inodes / 1", "check_fs_inodes / 1e"));
+        StringBuilder table = new StringBuilder("LBNL NHC vs nhc running the carried-over line (nhc -e), on this machine:\n");
+        List<String> disagreements = new ArrayList<>();
+        for (String check : lines) {
+            String skip = MachineLines.unsafeToRun(check);
+            if (skip != null) {
+                table.append(String.format("  %-6s %-6s %s  (not run: %s)%n", "-", "-", check, skip));
+                continue;
+            }
+            boolean lbnl = lbnlPasses(tree, check);
+            LbnlImporter.Result r = new LbnlImporter(tree.resolve("nhc").toString(), false).importConfig("one.conf", "* || " + check + "\n");
+            assertEquals(Kind.CARRIED_OVER, r.entries().get(0).kind(), check);
+            // the tree is not installed in /etc/nhc: point LBNL NHC at its scripts
+            String yaml = YamlWriter.write(r).replaceFirst("(?m)^(      command: .*)$",
+                    "$1\n      env: { NHC_CFG_INCDIR: \"" + tree.resolve("scripts") + "\" }");
+            boolean nhc = nhcRuns(yaml, check);
+            table.append(String.format("  %-6s %-6s %s%n", lbnl ? "pass" : "FAIL", nhc ? "pass" : "FAIL", check));
+            if (lbnl != nhc) {
+                disagreements.add(check + ": LBNL NHC " + (lbnl ? "passes" : "fails") + ", nhc " + (nhc ? "passes" : "fails"));
+            }
+        }
+        System.out.print(table);
+        assertEquals(List.of(), disagreements, table.toString());
+    }
+
     /** LBNL NHC on a one-line config: no resource manager, nothing marked offline, its state in the temp dir. */
     private boolean lbnlPasses(Path tree, String check) throws Exception {
         Path conf = Files.writeString(Files.createTempFile(dir, "lbnl", ".conf"), "* || " + check + "\n");
@@ -167,7 +215,11 @@ class LbnlNhcComparisonIT {
 
     private boolean nhcPasses(String check) throws Exception {
         LbnlImporter.Result r = new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC, false).importConfig("one.conf", "* || " + check + "\n");
-        String yaml = YamlWriter.write(r).replaceFirst("(?m)^nhc: 1$", "nhc: 1\nsettings: { state_dir: " + dir.resolve("state") + " }");
+        return nhcRuns(YamlWriter.write(r), check);
+    }
+
+    private boolean nhcRuns(String imported, String check) throws Exception {
+        String yaml = imported.replaceFirst("(?m)^nhc: 1$", "nhc: 1\nsettings: { state_dir: " + dir.resolve("state") + " }");
         Path file = Files.writeString(Files.createTempFile(dir, "one", ".yaml"), yaml);
         NhcProcess.Result res = NhcProcess.run(dir, Map.of(), "run", "-c", file.toString());
         assertTrue(res.exit() == 0 || res.exit() == 1, "nhc run exited " + res.exit() + " on " + check + ":\n" + res.out() + res.err() + yaml);

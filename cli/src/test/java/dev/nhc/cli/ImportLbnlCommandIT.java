@@ -41,7 +41,7 @@ class ImportLbnlCommandIT {
         assertEquals(0, check.exit(), check.out() + check.err() + r.out());
         assertTrue(check.out().contains("valid, 4 checks"), check.out());
         assertTrue(check.out().contains("fs-mount-rw-root (disk.mount)"), check.out());
-        assertTrue(check.out().contains("lbnl-hw-eth (script)"), check.out());
+        assertTrue(check.out().contains("lbnl-hw-eth-lo (script)"), check.out());
     }
 
     @Test

@@ -69,7 +69,7 @@ final class FileTranslator implements FunctionTranslator {
             if (op != 'e' && op != 's') {
                 return new CarriedOver("test -" + op + " " + switch (op) {
                     case '!' -> "negates every test";
-                    case 'r', 'w', 'x' -> "asks the kernel whether nhc's user may access the file (a read-only filesystem makes -w false even for root)";
+                    case 'r', 'w', 'x' -> "asks the kernel whether the user may read, write or run the file (on a read-only filesystem -w is false even for root); nhc's file probe does not ask";
                     case 'd', 'f', 'c', 'b', 'p', 'S', 'L', 'h' -> "tests the file type, which nhc's file probe does not observe";
                     default -> "tests an attribute nhc's file probe does not observe";
                 });

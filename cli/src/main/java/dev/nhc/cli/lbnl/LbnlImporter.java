@@ -159,12 +159,23 @@ public final class LbnlImporter {
         }
         eval.append(parsed.evalText());
         String function = parsed.isStatic() ? parsed.words().get(0) : parsed.evalText().split(" ", 2)[0];
-        NhcCheck c = new NhcCheck("lbnl-" + FunctionTranslator.slug(function.replaceFirst("^check_", "")).replace('_', '-'), "script")
+        NhcCheck c = new NhcCheck("lbnl-" + FunctionTranslator.slug(function.replaceFirst("^check_", "")).replace('_', '-') + subject(parsed), "script")
                 .with("command", List.of(lbnlNhc, "-e", eval.toString()));
         if (host.problem() != null) {
             c.note("runs on every host: " + host.problem() + ", so LBNL NHC's mcheck picks the hosts");
         }
         return c;
+    }
+
+    /** A name part for what a carried-over line checks: its first absolute path, else its last plain argument. */
+    private static String subject(ShellWords.Parsed parsed) {
+        if (!parsed.isStatic() || parsed.words().size() < 2) {
+            return "";
+        }
+        List<String> args = parsed.words().subList(1, parsed.words().size());
+        String pick = args.stream().filter(a -> a.startsWith("/") && a.length() > 1 && !a.endsWith("/")).findFirst()
+                .orElse(args.get(args.size() - 1));
+        return pick.startsWith("-") || !pick.matches("[A-Za-z0-9_./:-]+") ? "" : "-" + FunctionTranslator.slug(pick);
     }
 
     private static Entry refused(LbnlLine line, String reason) {

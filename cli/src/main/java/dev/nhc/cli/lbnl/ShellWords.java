@@ -94,7 +94,8 @@ public final class ShellWords {
                             k += 2;
                             continue;
                         }
-                        if (d == '`' || (d == '$' && k + 1 < text.length() && isExpansionStart(text.charAt(k + 1)))) {
+                        if (d == '`' || (d == '$' && k + 1 < text.length() && isExpansionStart(text.charAt(k + 1))
+                                && "'\"".indexOf(text.charAt(k + 1)) < 0)) {
                             return dynamic(text, vars, "it uses " + expansionName(text, k) + ", which bash expands when the check runs");
                         }
                         word.append(d);
@@ -144,7 +145,7 @@ public final class ShellWords {
     }
 
     private static boolean isExpansionStart(char c) {
-        return Character.isLetter(c) || c == '_' || c == '{' || c == '(' || Character.isDigit(c) || "@*#?$!-".indexOf(c) >= 0;
+        return Character.isLetter(c) || c == '_' || c == '{' || c == '(' || Character.isDigit(c) || "@*#?$!-'\"".indexOf(c) >= 0;
     }
 
     private static String expansionName(String text, int at) {

@@ -53,9 +53,9 @@ class LbnlImporterTest {
         LbnlImporter.Result r = imported("""
                 * || check_fs_mount_rw -f /
                 * || check_fs_mount_ro -t squashfs -f /opt/image /opt/image2
-                * || check_fs_mount -s bluearc0:/home -t nfs -o '/(^|,)vers=3(,|$)/' -f /home
+                * || check_fs_mount -s fs01:/export/home -t nfs4 -o '/(^|,)vers=4.2(,|$)/' -f /home
                 * || check_fs_mount_rw /scratch /dev/sdb1 xfs
-                * || check_fs_free / 3%
+                * || check_fs_free / 4%
                 * || check_fs_free /tmp 2GB
                 * || check_fs_used /var 90%
                 * || check_fs_used /var/log 512m
@@ -64,7 +64,7 @@ class LbnlImporterTest {
                 * || check_fs_iused / 95%
                 * || check_fs_inodes / 1M 2M
                 * || check_fs_mount_rw -r -f /data
-                * || check_fs_mount -t devpts -s '/(none|devpts)/' -f /dev/pts
+                * || check_fs_mount -t tmpfs -s '/(tmpfs|none)/' -f /dev/shm
                 """);
         assertEquals(0, r.count(Kind.REFUSED));
         Config c = load(r);
@@ -74,13 +74,13 @@ class LbnlImporterTest {
         assertEquals("squashfs", check(c, "fs-mount-ro-opt-image").with().string("fstype"));
         assertEquals(List.of("ro"), check(c, "fs-mount-ro-opt-image2").with().strings("options"));
         CheckConfig home = check(c, "fs-mount-home");
-        assertEquals("bluearc0:/home", home.with().string("source"));
-        assertEquals(List.of("vers=3"), home.with().strings("options"));
+        assertEquals("fs01:/export/home", home.with().string("source"));
+        assertEquals(List.of("vers=4.2"), home.with().strings("options"));
         CheckConfig old = check(c, "fs-mount-rw-scratch");
         assertEquals("/dev/sdb1", old.with().string("source"));
         assertEquals("xfs", old.with().string("fstype"));
         String yaml = YamlWriter.write(r);
-        assertTrue(yaml.contains("      - used_percent: \"> 97%\""), yaml);
+        assertTrue(yaml.contains("      - used_percent: \"> 96%\""), yaml);
         assertTrue(yaml.contains("      - free_bytes: \"< 2GiB\""), yaml);
         assertTrue(yaml.contains("      - used_percent: \"> 89%\""), yaml);
         assertTrue(yaml.contains("      - used_bytes: \">= 512MiB\""), yaml);
@@ -96,27 +96,27 @@ class LbnlImporterTest {
     @Test
     void hardwareChecksBecomeCpuAndMemoryRulesWithTheFudgeFactorWorkedIn() {
         LbnlImporter.Result r = imported("""
-                * || check_hw_cpuinfo 2 12 24
-                * || check_hw_physmem 32gb 32gb 5%
+                * || check_hw_cpuinfo 2 32 64
+                * || check_hw_physmem 512gb 512gb 3%
                 * || check_hw_swap 0 0
                 * || check_hw_swap 8g 8g 1g
                 * || check_hw_swap_free 1MB
                 * || check_hw_mem 40g 40g 5%
                 * || check_hw_physmem_free 1MB
-                * || check_hw_ib 40
-                * || check_hw_eth eth1
+                * || check_hw_ib 200
+                * || check_hw_eth ib0
                 * || check_hw_physmem 32gb
                 """);
         Config c = load(r);
         assertEquals("cpu", check(c, "hw-cpuinfo").use());
         String yaml = YamlWriter.write(r);
-        assertTrue(yaml.contains("      - sockets: \"!= 2\"\n      - cores: \"!= 12\"\n      - threads: \"!= 24\""), yaml);
-        // 32 GiB = 33554432 kB; LBNL fails when T + floor(5T/100) < 33554432 or T - floor(5T/100) > 33554432
-        assertTrue(yaml.contains("      - total: \"< 31956602KiB\"\n      - total: \"> 35320454KiB\""), yaml);
-        long least = 31956602;
-        assertTrue(least + 5 * least / 100 >= 33554432 && (least - 1) + 5 * (least - 1) / 100 < 33554432);
-        long greatest = 35320454;
-        assertTrue(greatest - 5 * greatest / 100 <= 33554432 && (greatest + 1) - 5 * (greatest + 1) / 100 > 33554432);
+        assertTrue(yaml.contains("      - sockets: \"!= 2\"\n      - cores: \"!= 32\"\n      - threads: \"!= 64\""), yaml);
+        // 512 GiB = 536870912 kB; LBNL fails when T + floor(3T/100) < 536870912 or T - floor(3T/100) > 536870912
+        assertTrue(yaml.contains("      - total: \"< 521233896KiB\"\n      - total: \"> 553475167KiB\""), yaml);
+        long least = 521233896;
+        assertTrue(least + 3 * least / 100 >= 536870912 && (least - 1) + 3 * (least - 1) / 100 < 536870912);
+        long greatest = 553475167;
+        assertTrue(greatest - 3 * greatest / 100 <= 536870912 && (greatest + 1) - 3 * (greatest + 1) / 100 > 536870912);
         assertTrue(yaml.contains("      - swap_total: \"> 0KiB\""), yaml);
         assertTrue(yaml.contains("      - swap_total: \"< 7GiB\"\n      - swap_total: \"> 9GiB\""), yaml);
         assertTrue(yaml.contains("      - swap_free: \"< 1MiB\""), yaml);
@@ -144,12 +144,12 @@ class LbnlImporterTest {
     void processChecksBecomeProcessAndLoadButServiceActionsAreCarriedOver() {
         LbnlImporter.Result r = imported("""
                 * || check_ps_service -u root sshd
-                * || check_ps_service -u root -S sshd
-                * || check_ps_service -d rpc.statd -r nfslock
-                * || check_ps_service -c mysqld
+                * || check_ps_service -u root -S slurmd
+                * || check_ps_service -d chronyd -r chrony
+                * || check_ps_service -c nscd
                 * || check_ps_service -d crond cron
                 * || check_ps_daemon munged munge
-                * || check_ps_daemon wulfd
+                * || check_ps_daemon dcgm-exporter
                 * || check_ps_loadavg 24 20 16
                 * || check_ps_loadavg $((2*HW_CORES))
                 * || check_ps_service -m '*java*' tomcat
@@ -164,7 +164,7 @@ class LbnlImporterTest {
         assertTrue(entry(r, 4).reason().contains("-c cycles"), entry(r, 4).reason());
         assertEquals("crond", check(c, "ps-service-cron").with().string("name"));
         assertEquals("munge", check(c, "ps-daemon-munged").with().string("user"));
-        assertFalse(check(c, "ps-daemon-wulfd").with().has("user"));
+        assertFalse(check(c, "ps-daemon-dcgm-exporter").with().has("user"));
         String yaml = YamlWriter.write(r);
         assertTrue(yaml.contains("    use: load\n    warn: none\n    fail:\n      - load1: \">= 24\"\n      - load5: \">= 20\"\n      - load15: \">= 16\""), yaml);
         assertEquals(Kind.REFUSED, entry(r, 9).kind());
@@ -175,12 +175,12 @@ class LbnlImporterTest {
     @Test
     void fileAndCommandChecks() {
         LbnlImporter.Result r = imported("""
-                * || check_file_contents /etc/passwd "/^root:x:0:0:/" "sshd:*"
+                * || check_file_contents /etc/passwd "/^root:x:0:0:/" "daemon:*"
                 * || check_file_contents /etc/passwd '!/^toor:/'
                 * || check_file_test -e -s /etc/hostname /etc/hosts
-                * || check_file_test -r -w -x -d -k /tmp /var/tmp
-                * || check_cmd_status -t 1 -r 1 selinuxenabled
-                * || check_cmd_output -m '/addr:10\\.0\\.0\\.1/' /sbin/ifconfig eth3
+                * || check_file_test -d -k /scratch/tmp
+                * || check_cmd_status -t 1 -r 1 fail-probe
+                * || check_cmd_output -m '/inet 10\\.1\\.2\\.3/' /sbin/ip addr show ib0
                 * || check_cmd_output -t 10 -e '/usr/bin/nvidia-smi -L' -m '/^GPU [0-9]+:/'
                 * || check_cmd_output -m '/a/' -m '/b/' /bin/true
                 * || check_cmd_status -t 60 /bin/sleep 1
@@ -189,19 +189,19 @@ class LbnlImporterTest {
         CheckConfig root = check(c, "file-contents-etc-passwd-1");
         assertEquals("^[ \\t]*root:x:0:0:", root.with().string("contains"));
         String glob = check(c, "file-contents-etc-passwd-2").with().string("contains");
-        assertTrue(java.util.regex.Pattern.compile(glob, java.util.regex.Pattern.MULTILINE).matcher("x\n  sshd:x:74:74::/:/sbin/nologin\n").find(), glob);
-        assertFalse(java.util.regex.Pattern.compile(glob, java.util.regex.Pattern.MULTILINE).matcher("x\nnosshd:x\n").find(), glob);
+        assertTrue(java.util.regex.Pattern.compile(glob, java.util.regex.Pattern.MULTILINE).matcher("x\n  daemon:x:1:1::/:/sbin/nologin\n").find(), glob);
+        assertFalse(java.util.regex.Pattern.compile(glob, java.util.regex.Pattern.MULTILINE).matcher("x\nnodaemon:x\n").find(), glob);
         assertEquals(Kind.CARRIED_OVER, entry(r, 2).kind(), "a negated match");
         assertEquals("/etc/hosts", check(c, "file-test-etc-hosts").with().string("path"));
         assertTrue(YamlWriter.write(r).contains("      path: /etc/hosts\n    fail:\n      - size: \"== 0\""));
         assertEquals(Kind.CARRIED_OVER, entry(r, 4).kind());
-        CheckConfig selinux = check(c, "cmd-status-selinuxenabled");
-        assertEquals(List.of("selinuxenabled"), selinux.with().strings("command"));
+        CheckConfig selinux = check(c, "cmd-status-fail-probe");
+        assertEquals(List.of("fail-probe"), selinux.with().strings("command"));
         assertEquals(1L, selinux.with().integer("exit_code"));
         assertEquals(java.time.Duration.ofSeconds(1), selinux.with().duration("timeout"));
-        CheckConfig ifconfig = check(c, "cmd-output-ifconfig");
-        // LBNL reads the line with 'read' (no -r), which drops the backslashes: its regex is addr:10.0.0.1
-        assertEquals("addr:10[^\\n]0[^\\n]0[^\\n]1", ifconfig.with().string("output"));
+        CheckConfig ifconfig = check(c, "cmd-output-ip");
+        // LBNL reads the line with 'read' (no -r), which drops the backslashes: its regex is inet 10.1.2.3
+        assertEquals("inet 10[^\\n]1[^\\n]2[^\\n]3", ifconfig.with().string("output"));
         CheckConfig smi = check(c, "cmd-output-nvidia-smi");
         assertEquals(List.of("/usr/bin/nvidia-smi", "-L"), smi.with().strings("command"));
         assertEquals(java.time.Duration.ofSeconds(12), smi.timeout(), "a command limit of 10 s needs a longer check timeout");
@@ -310,12 +310,12 @@ class LbnlImporterTest {
     @Test
     void awkwardTextCannotBreakTheYaml() {
         // a continued line, quotes, '#', ': ' and a control character inside a carried-over line
-        LbnlImporter.Result r = imported("* || check_dmi_data_match -t \"Memory Device\" \\\n  \"*Speed: 1866 MHz # \\\"x\\\"\"\n"
+        LbnlImporter.Result r = imported("* || check_dmi_data_match -t \"Memory Device\" \\\n  \"*Speed: 4800 MT/s # \\\"x\\\"\"\n"
                 + "* || check_dmi_data_match 'a\u0007b: c'\n");
         Config c = load(r);
         List<String> first = c.checks().get(0).with().strings("command");
         // read drops the backslashes and joins the continued line; eval's word splitting collapses the blanks
-        assertEquals("check_dmi_data_match -t \"Memory Device\" \"*Speed: 1866 MHz # \"x\"\"", first.get(2));
+        assertEquals("check_dmi_data_match -t \"Memory Device\" \"*Speed: 4800 MT/s # \"x\"\"", first.get(2));
         assertEquals("check_dmi_data_match 'a\u0007b: c'", c.checks().get(1).with().strings("command").get(2));
         assertEquals(2, c.checks().size());
         assertFalse(YamlWriter.write(r).contains("\u0007"));

@@ -1,0 +1,98 @@
+package dev.nhc.cli.lbnl;
+
+import dev.nhc.cli.lbnl.Outcome.CarriedOver;
+import dev.nhc.cli.lbnl.Outcome.Refused;
+import dev.nhc.cli.lbnl.Outcome.Translated;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * lbnl_cmd.nhc: {@code check_cmd_status [-t SECS] [-r CODE] CMD ARGS...} becomes {@code command}
+ * with the exit code and time limit; {@code check_cmd_output} too, with its one positive
+ * {@code -m} match as the output regex. Several or negated matches are carried over.
+ */
+final class CmdTranslator implements FunctionTranslator {
+    static final String FAMILY = "cmd";
+    private static final int LBNL_COMMAND_TIMEOUT = 5;
+
+    @Override
+    public Outcome translate(String function, List<String> args, ImportContext ctx) {
+        return switch (function) {
+            case "check_cmd_status" -> command(function, Getopts.parse(":C:r:t:", args), ctx, false);
+            case "check_cmd_output" -> command(function, Getopts.parse(":C:O:e:m:r:t:", args), ctx, true);
+            default -> function.startsWith("check_cmd_") ? new CarriedOver(function + " has no nhc equivalent") : null;
+        };
+    }
+
+    private static Outcome command(String function, Getopts.Result o, ImportContext ctx, boolean output) {
+        if (o.error() != null) {
+            return new Refused("LBNL NHC fails this line on every node: " + function + " says " + o.error());
+        }
+        if (o.has('C') || o.has('O')) {
+            return new CarriedOver("-C/-O are for LBNL NHC's own wrapper checks");
+        }
+        int timeout = LBNL_COMMAND_TIMEOUT;
+        if (o.has('t')) {
+            if (!o.last('t').matches("[0-9]{1,6}")) {
+                return new CarriedOver("the timeout '" + o.last('t') + "' is not whole seconds");
+            }
+            timeout = Integer.parseInt(o.last('t'));
+        }
+        if (timeout > ctx.lbnlTimeout) {
+            return new Refused("LBNL NHC fails this line on every node: the command timeout " + timeout
+                    + " s exceeds its TIMEOUT of " + ctx.lbnlTimeout + " s");
+        }
+        long exit = 0;
+        if (o.has('r')) {
+            if (!o.last('r').matches("[0-9]{1,3}")) {
+                return new CarriedOver("the exit code '" + o.last('r') + "' is not a number");
+            }
+            exit = Long.parseLong(o.last('r'));
+        }
+        List<String> argv = new ArrayList<>();
+        if (o.has('e')) {
+            // -e "cmd args": LBNL splits the string on blanks, quotes and all
+            argv.addAll(Arrays.asList(o.last('e').trim().split("[ \t\n]+")));
+        } else {
+            argv.addAll(o.rest());
+        }
+        if (argv.isEmpty() || argv.get(0).isEmpty()) {
+            return new Refused("LBNL NHC fails this line on every node: " + function + " names no command");
+        }
+        String regex = null;
+        if (output) {
+            List<String> matches = o.all('m');
+            if (matches.size() > 1) {
+                return new CarriedOver("several -m matches; nhc's command probe takes one output regex (running the command once per match would change what it does)");
+            }
+            if (matches.size() == 1) {
+                if (matches.get(0).startsWith("!")) {
+                    return new CarriedOver("the negated match '" + matches.get(0) + "' (no line may match) has no nhc equivalent");
+                }
+                regex = LineMatch.toRegex(matches.get(0), false);
+                if (regex == null) {
+                    return new CarriedOver("the match '" + matches.get(0) + "' has no exact Java regular expression form here");
+                }
+            }
+        }
+        String base = argv.get(0).substring(argv.get(0).lastIndexOf('/') + 1);
+        NhcCheck c = new NhcCheck(function.substring("check_".length()).replace('_', '-') + "-" + FunctionTranslator.slug(base), "command")
+                .with("command", List.copyOf(argv));
+        if (exit != 0) {
+            c.with("exit_code", exit);
+        }
+        if (timeout > 0) {
+            c.with("timeout", timeout + "s");
+            if (timeout >= 10) {
+                c.timeout((timeout + 2) + "s");
+            }
+        }
+        if (regex != null) {
+            c.with("output", regex);
+            c.note("LBNL match: " + o.all('m').get(0) + " (LBNL NHC read stdout only; nhc searches stdout and stderr together)");
+        }
+        return Translated.checks(c);
+    }
+}

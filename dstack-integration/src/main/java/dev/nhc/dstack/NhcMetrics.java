@@ -2,6 +2,7 @@ package dev.nhc.dstack;
 
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
+import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Severity;
 import dev.nhc.model.Verdict;
@@ -15,6 +16,7 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -25,7 +27,8 @@ import java.util.function.Supplier;
  * disappears instead of leaving a stale series. Severity is coded pass 0, unknown 1, warn 2, fail 3
  * (the engine's order), so that {@code max by (instance)} is the node's verdict.
  * Every series carries the configured dstack labels (dstack_project_name, dstack_fleet_name,
- * dstack_instance_name) to join with dstack's own metrics.
+ * dstack_instance_name) to join with dstack's own metrics. The alert rules and the Grafana dashboard
+ * over these metrics are {@code examples/prometheus/nhc-alerts.yml} and {@code examples/grafana/nhc-fleet.json}.
  */
 public final class NhcMetrics implements MultiCollector {
     private final Supplier<DaemonStatus> status;
@@ -60,6 +63,10 @@ public final class NhcMetrics implements MultiCollector {
         GaugeSnapshot.Builder checkLastRun = gauge("nhc_check_last_run_timestamp_seconds", "when the check's latest result came in");
         GaugeSnapshot.Builder checkUp = gauge("nhc_check_completed", "1 when the check's latest run completed, 0 when it timed out or failed to run");
         GaugeSnapshot.Builder gpuField = gauge("nhc_gpu_observation", "numeric fields a check observed per GPU (counters and readings)");
+        GaugeSnapshot.Builder findings = gauge("nhc_findings",
+                "warn, fail and unknown findings of the latest run by check, severity and remedy; gpu when a finding is about one GPU; "
+                        + "only combinations with findings are present");
+        GpuPciIndex byPci = GpuPciIndex.of(v);
         if (v != null) {
             verdictSeverity.dataPoint(point(v.severity().ordinal(), Labels.EMPTY));
             for (CheckResult c : v.checks()) {
@@ -78,8 +85,17 @@ public final class NhcMetrics implements MultiCollector {
                     long n = c.findings().stream().filter(f -> f.severity() == sev).count();
                     checkFindings.dataPoint(point(n, Labels.of("check", c.name(), "severity", sev.label())));
                 }
+                Map<Labels, Long> byRemedy = new LinkedHashMap<>();
+                for (Finding f : c.findings()) {
+                    if (f.severity() != Severity.PASS) {
+                        Labels fl = l.add("severity", f.severity().label()).add("remedy", f.remedy().label());
+                        OptionalInt gpu = gpuOf(c.probe(), f.entity(), byPci);
+                        byRemedy.merge(gpu.isPresent() ? fl.add("gpu", Integer.toString(gpu.getAsInt())) : fl, 1L, Long::sum);
+                    }
+                }
+                byRemedy.forEach((fl, n) -> findings.dataPoint(point(n, fl)));
                 for (Observation o : c.observations()) {
-                    OptionalInt gpu = GpuIndex.of(c.probe(), o.entity());
+                    OptionalInt gpu = gpuOf(c.probe(), o.entity(), byPci);
                     if (gpu.isEmpty()) {
                         continue;
                     }
@@ -99,6 +115,7 @@ public final class NhcMetrics implements MultiCollector {
         out.add(checkLastRun.build());
         out.add(checkUp.build());
         out.add(gpuField.build());
+        out.add(findings.build());
 
         out.add(gauge("nhc_daemon_healthy", "1 when nhc itself has no trouble (state writes work, config accepted), else 0")
                 .dataPoint(point(s.problems().isEmpty() ? 1 : 0, Labels.EMPTY)).build());
@@ -117,6 +134,11 @@ public final class NhcMetrics implements MultiCollector {
                     .dataPoint(cpoint(proxy.shimMalformedAnswers.sum(), Labels.of("shim", "malformed"))).build());
         }
         return new MetricSnapshots(out);
+    }
+
+    private static OptionalInt gpuOf(String probe, String entity, GpuPciIndex byPci) {
+        OptionalInt named = GpuIndex.of(probe, entity);
+        return named.isPresent() ? named : byPci.of(entity);
     }
 
     private static Double numeric(Object value) {

@@ -2,6 +2,7 @@ package dev.nhc.daemon;
 
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
+import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.model.Severity;
@@ -28,7 +29,9 @@ import java.util.function.Supplier;
  * disappears instead of leaving a stale series. Severity is coded by the severity policy's rank
  * (pass 0, unknown 1, warn 2, fail 3), so that {@code max by (instance)} is the node's verdict.
  * Every series carries the plugins' constant labels (dstack's project and fleet, to join with
- * dstack's own metrics), and the plugins add their own samples.
+ * dstack's own metrics), and the plugins add their own samples. The alert rules and the Grafana
+ * dashboard over these metrics are {@code examples/prometheus/nhc-alerts.yml} and
+ * {@code examples/grafana/nhc-fleet.json}.
  */
 public final class NhcMetrics implements MultiCollector {
     private static final SeverityPolicy POLICY = SeverityPolicy.STANDARD;
@@ -71,6 +74,9 @@ public final class NhcMetrics implements MultiCollector {
         GaugeSnapshot.Builder checkLastRun = gauge("nhc_check_last_run_timestamp_seconds", "when the check's latest result came in");
         GaugeSnapshot.Builder checkUp = gauge("nhc_check_completed", "1 when the check's latest run completed, 0 when it timed out or failed to run");
         GaugeSnapshot.Builder gpuField = gauge("nhc_gpu_observation", "numeric fields a check observed per GPU (counters and readings)");
+        GaugeSnapshot.Builder findings = gauge("nhc_findings",
+                "warn, fail and unknown findings of the latest run by check, severity and remedy; gpu when a finding is about one GPU; "
+                        + "only combinations with findings are present");
         if (v != null) {
             verdictSeverity.dataPoint(point(constant, POLICY.rank(v.severity()), Labels.EMPTY));
             for (CheckResult c : v.checks()) {
@@ -89,6 +95,15 @@ public final class NhcMetrics implements MultiCollector {
                     long n = c.findings().stream().filter(f -> f.severity() == sev).count();
                     checkFindings.dataPoint(point(constant, n, Labels.of("check", c.name(), "severity", sev.label())));
                 }
+                Map<Labels, Long> byRemedy = new LinkedHashMap<>();
+                for (Finding f : c.findings()) {
+                    if (f.severity() != Severity.PASS) {
+                        Labels fl = l.add("severity", f.severity().label()).add("remedy", f.remedy().label());
+                        OptionalInt gpu = f.entity().gpuIndex();
+                        byRemedy.merge(gpu.isPresent() ? fl.add("gpu", Integer.toString(gpu.getAsInt())) : fl, 1L, Long::sum);
+                    }
+                }
+                byRemedy.forEach((fl, n) -> findings.dataPoint(point(constant, n, fl)));
                 for (Observation o : c.observations()) {
                     OptionalInt gpu = o.entity().gpuIndex();
                     if (gpu.isEmpty()) {
@@ -110,6 +125,7 @@ public final class NhcMetrics implements MultiCollector {
         out.add(checkLastRun.build());
         out.add(checkUp.build());
         out.add(gpuField.build());
+        out.add(findings.build());
 
         out.add(gauge("nhc_daemon_healthy", "1 when nhc itself has no trouble (state writes work, config accepted), else 0")
                 .dataPoint(point(constant, s.problems().isEmpty() ? 1 : 0, Labels.EMPTY)).build());

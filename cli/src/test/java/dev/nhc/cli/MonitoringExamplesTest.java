@@ -1,9 +1,12 @@
 package dev.nhc.cli;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import dev.nhc.dstack.DaemonStatus;
-import dev.nhc.dstack.NhcMetrics;
-import dev.nhc.dstack.ShimProxy;
+import dev.nhc.daemon.DaemonStatus;
+import dev.nhc.daemon.NhcMetrics;
+import dev.nhc.engine.policy.SeverityPolicy;
+import dev.nhc.model.Entity;
+import dev.nhc.probe.Tags;
+import dev.nhc.slurm.SlurmPlugin;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
 import dev.nhc.model.Finding;
@@ -52,11 +55,8 @@ class MonitoringExamplesTest {
     private static final Path RULE_TESTS = EXAMPLES.resolve("prometheus/nhc-alerts.test.yml");
     private static final Path DASHBOARD = EXAMPLES.resolve("grafana/nhc-fleet.json");
 
-    /** Metrics named for the daemon's Slurm actions and the InfiniBand checks, not exported yet: name → labels. */
+    /** Metrics named for the InfiniBand checks, not exported yet: name → labels. */
     private static final Map<String, Set<String>> PENDING = Map.of(
-            "nhc_slurm_node_held", Set.of("state"),
-            "nhc_slurm_actions_total", Set.of("action"),
-            "nhc_slurm_circuit_breaker_open", Set.of(),
             "nhc_ib_port_state", Set.of("device", "port"),
             "nhc_ib_port_link_downed_total", Set.of("device", "port"),
             "nhc_ib_port_link_error_recovery_total", Set.of("device", "port"));
@@ -75,17 +75,20 @@ class MonitoringExamplesTest {
     @BeforeAll
     static void collectWhatTheDaemonExports() {
         Instant t = Instant.parse("2026-11-22T04:00:00Z");
-        Verdict v = new Verdict("gpu-017", t, 40, List.of(
-                new CheckResult("gpus", "gpu.inventory", CheckStatus.COMPLETED, Severity.PASS, 3, List.of(),
-                        List.of(Observation.of("GPU 1").put("pci_bus_id", "00000000:3B:00.0").put("persistence_mode", true).build()), null),
-                new CheckResult("gpu-xid", "gpu.xid", CheckStatus.COMPLETED, Severity.FAIL, 2,
-                        List.of(Finding.of("GPU at PCI 0000:3b:00.0", Severity.FAIL, "XID 79").withRemedy(Remedy.REBOOT).withCheck("gpu-xid")),
-                        List.of(Observation.of("GPU at PCI 0000:3b:00.0").put("xid_latched", 1L).put("xid_new", 1L).build()), null),
-                new CheckResult("root-space", "disk.usage", CheckStatus.COMPLETED, Severity.WARN, 1,
-                        List.of(Finding.of("/", Severity.WARN, "/ is 91% full").withCheck("root-space")), List.of(), null)));
+        Entity gpu1 = Entity.gpu(1, "0000:3b:00.0");
+        Verdict v = SeverityPolicy.STANDARD.verdict("gpu-017", t, 40, List.of(
+                new CheckResult("gpus", "gpu.inventory", Set.of(Tags.GPU), CheckStatus.COMPLETED, Severity.PASS, 3, List.of(),
+                        List.of(Observation.of(gpu1).put("pci_bus_id", "0000:3b:00.0").put("persistence_mode", true).build()), null),
+                new CheckResult("gpu-xid", "gpu.xid", Set.of(Tags.GPU), CheckStatus.COMPLETED, Severity.FAIL, 2,
+                        List.of(new Finding("gpu-xid", gpu1, Severity.FAIL, "XID 79", Remedy.REBOOT, null, Map.of())),
+                        List.of(Observation.of(gpu1).put("xid_latched", 1L).put("xid_new", 1L).build()), null),
+                new CheckResult("root-space", "disk.usage", Set.of(Tags.HOST), CheckStatus.COMPLETED, Severity.WARN, 1,
+                        List.of(new Finding("root-space", Entity.of(Entity.Kind.MOUNT, "/"), Severity.WARN, "/ is 91% full", Remedy.NONE,
+                                null, Map.of())), List.of(), null)));
         DaemonStatus status = new DaemonStatus(v, Map.of("gpus", t, "gpu-xid", t, "root-space", t), t, List.of(), 0, 1, 0);
         exported = new HashMap<>();
-        for (MetricSnapshot m : new NhcMetrics(() -> status, new ShimProxy.Stats(), Map.of("dstack_fleet_name", "f")).collect()) {
+        SlurmPlugin slurm = new SlurmPlugin();
+        for (MetricSnapshot m : new NhcMetrics(() -> status, () -> Map.of("dstack_fleet_name", "f"), slurm::metrics).collect()) {
             String name = m.getMetadata().getPrometheusName() + (m instanceof CounterSnapshot ? "_total" : "");
             Set<String> labels = exported.computeIfAbsent(name, k -> new TreeSet<>());
             for (DataPointSnapshot p : m.getDataPoints()) {

@@ -255,7 +255,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         Instant until = clock.instant().plus(plan.settings().deadline());
         String[] holder = new String[1];
         while (true) {
-            Optional<RunLock> l = RunLock.tryAcquire(plan.settings().stateDir(), holder);
+            Optional<RunLock> l = RunLock.tryAcquire(plan.settings().stateDir(), holder, RunLock.DAEMON);
             if (l.isPresent()) {
                 return l.get();
             }

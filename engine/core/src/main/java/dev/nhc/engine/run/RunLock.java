@@ -30,6 +30,17 @@ public final class RunLock implements AutoCloseable {
 
     /** Takes the lock, or returns empty with {@code holder[0]} describing who holds it. */
     public static Optional<RunLock> tryAcquire(Path stateDir, String[] holder) throws IOException {
+        return tryAcquire(stateDir, holder, "");
+    }
+
+    /** The daemon's lock text starts with this: a run that finds the lock held can tell the daemon from another run. */
+    public static final String DAEMON = "daemon";
+
+    /**
+     * As {@link #tryAcquire(Path, String[])}, the holder saying what it is ({@link #DAEMON} for the
+     * daemon, which holds the lock for its life).
+     */
+    public static Optional<RunLock> tryAcquire(Path stateDir, String[] holder, String what) throws IOException {
         Files.createDirectories(stateDir);
         Path file = stateDir.resolve("nhc.lock");
         FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
@@ -49,12 +60,21 @@ public final class RunLock implements AutoCloseable {
         ch.truncate(0);
         // Epoch milliseconds rather than an ISO time: formatting one costs a cold JVM ~4 ms of
         // java.time set-up on every run, and the run that reads it shows an age instead.
-        ch.write(ByteBuffer.wrap(("pid " + CurrentProcess.pid() + " started " + System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8)), 0);
+        String text = (what.isEmpty() ? "" : what + " ") + "pid " + CurrentProcess.pid() + " started " + System.currentTimeMillis();
+        ch.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)), 0);
         return Optional.of(new RunLock(ch, l));
+    }
+
+    /** Whether the holder described by {@code holder[0]} (after a failed tryAcquire) is the daemon. */
+    public static boolean heldByDaemon(String description) {
+        return description != null && description.startsWith(DAEMON + " ");
     }
 
     /** "pid 4242, started 12 s ago" from the holder's "pid 4242 started EPOCH_MS"; other text as it is. */
     static String describe(String text, long nowMillis) {
+        if (text.startsWith(DAEMON + " ")) {
+            return DAEMON + " " + describe(text.substring(DAEMON.length() + 1), nowMillis);
+        }
         String[] words = text.split(" ");
         if (words.length == 4 && words[0].equals("pid") && words[2].equals("started")) {
             try {

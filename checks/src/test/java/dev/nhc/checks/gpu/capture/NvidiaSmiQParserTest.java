@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -173,6 +175,12 @@ class NvidiaSmiQParserTest {
         assertThat(both.gpus()).extracting(CapturedGpu::index).containsExactly(0, 1, 7);
         assertThat(both.gpus().get(0).holds(GpuData.NVLINK)).isFalse();
         assertThat(both.gpus().get(2).holds(GpuData.INVENTORY)).isFalse();
+
+        // NVML numbers GPUs by position: as a fake-NVML scenario, GPUs 0-6 are there with no values at all
+        List<?> scenarioGpus = (List<?>) FakeNvmlScenario.from(seven).get("gpus");
+        assertThat(scenarioGpus).hasSize(8);
+        assertThat(scenarioGpus.subList(0, 7)).allSatisfy(g -> assertThat((Map<?, ?>) g).isEmpty());
+        assertThat(((Map<?, ?>) scenarioGpus.get(7)).keySet()).extracting(Object::toString).contains("nvlinks");
     }
 
     @Test

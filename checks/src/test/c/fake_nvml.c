@@ -45,7 +45,7 @@ enum call_id {
     C_INIT, C_SHUTDOWN, C_DRIVER_VERSION, C_COUNT, C_HANDLE, C_NAME, C_UUID, C_PCI, C_PERSISTENCE,
     C_ECC_MODE, C_TOTAL_ECC, C_MEMORY_ERROR, C_REMAPPED_ROWS, C_RETIRED_PAGES, C_RETIRED_PENDING,
     C_CURR_GEN, C_CURR_WIDTH, C_MAX_GEN, C_MAX_WIDTH, C_REPLAY, C_NVLINK_STATE, C_NVLINK_ERRORS,
-    C_TEMPERATURE, C_TEMP_THRESHOLD, C_CLOCK_EVENTS, C_POWER_USAGE, C_POWER_LIMIT, C_FIELD_VALUES,
+    C_TEMPERATURE, C_TEMP_THRESHOLD, C_CLOCK_EVENTS, C_POWER_USAGE, C_POWER_LIMIT, C_PSTATE, C_UTILIZATION, C_FIELD_VALUES,
     C_EVENT_CREATE, C_REGISTER_EVENTS, C_EVENT_WAIT, C_EVENT_FREE, C_COUNT_OF_CALLS
 };
 
@@ -58,7 +58,8 @@ static const char *CALL_NAMES[C_COUNT_OF_CALLS] = {
     "nvmlDeviceGetCurrPcieLinkWidth", "nvmlDeviceGetMaxPcieLinkGeneration", "nvmlDeviceGetMaxPcieLinkWidth",
     "nvmlDeviceGetPcieReplayCounter", "nvmlDeviceGetNvLinkState", "nvmlDeviceGetNvLinkErrorCounter",
     "nvmlDeviceGetTemperature", "nvmlDeviceGetTemperatureThreshold", "nvmlDeviceGetCurrentClocksEventReasons",
-    "nvmlDeviceGetPowerUsage", "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetFieldValues",
+    "nvmlDeviceGetPowerUsage", "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPerformanceState",
+    "nvmlDeviceGetUtilizationRates", "nvmlDeviceGetFieldValues",
     "nvmlEventSetCreate", "nvmlDeviceRegisterEvents", "nvmlEventSetWait_v2", "nvmlEventSetFree"
 };
 
@@ -93,6 +94,7 @@ typedef struct {
     opt_u64 temperature, memory_temperature;
     opt_u64 thresholds[4];
     opt_u64 clock_events, power_usage, power_limit;
+    opt_u64 pstate, util_gpu, util_memory;
     int ret[C_COUNT_OF_CALLS];       /* -1 = behave normally */
     long delay_ms[C_COUNT_OF_CALLS];
 } fake_gpu;
@@ -589,6 +591,11 @@ static int read_gpu(loader *l, const jvalue *v, fake_gpu *g) {
             ok = read_u64(l, x, k, &g->power_usage);
         } else if (!strcmp(k, "enforced_power_limit_mw")) {
             ok = read_u64(l, x, k, &g->power_limit);
+        } else if (!strcmp(k, "performance_state")) {
+            ok = read_u64(l, x, k, &g->pstate);
+        } else if (!strcmp(k, "utilization")) {
+            field f[] = {{"gpu", &g->util_gpu}, {"memory", &g->util_memory}};
+            ok = read_fields(l, x, "utilization", f, 2);
         } else if (!strcmp(k, "returns")) {
             ok = read_call_map(l, x, "returns", g->ret, NULL);
         } else if (!strcmp(k, "delays_ms")) {
@@ -1128,6 +1135,28 @@ EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(void *device, unsigned int *mw) {
 EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(void *device, unsigned int *mw) {
     DEVICE_CALL(device, C_POWER_LIMIT);
     return put_uint(&g->power_limit, mw);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(void *device, int *pState) {
+    DEVICE_CALL(device, C_PSTATE);
+    return put_uint(&g->pstate, (unsigned int *) pState);
+}
+
+typedef struct {
+    unsigned int gpu;
+    unsigned int memory;
+} nvmlUtilization_t;
+
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(void *device, nvmlUtilization_t *utilization) {
+    DEVICE_CALL(device, C_UTILIZATION);
+    if (!utilization) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    nvmlReturn_t r = put_uint(&g->util_gpu, &utilization->gpu);
+    if (r == NVML_SUCCESS) {
+        utilization->memory = g->util_memory.present ? (unsigned int) g->util_memory.v : 0;
+    }
+    return r;
 }
 
 typedef struct {

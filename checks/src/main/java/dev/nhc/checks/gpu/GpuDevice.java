@@ -21,6 +21,14 @@ public interface GpuDevice {
         return "GPU " + index() + (pciBusId() == null ? "" : " (" + pciBusId() + ")");
     }
 
+    /**
+     * Whether this GPU's reading holds data of this kind. Live NVML holds everything; a capture
+     * holds what it shows for this GPU, so a probe judges only the GPUs a capture has data for.
+     */
+    default boolean holds(GpuData kind) {
+        return true;
+    }
+
     /** What could not be read so far, one message per failed call ("GPU 3 (…): nvmlDeviceGetX returned NO_PERMISSION (…)"). */
     default java.util.List<String> problems() {
         return java.util.List.of();
@@ -54,6 +62,12 @@ public interface GpuDevice {
     Long pcieMaxWidth() throws GpuCallException;
 
     Long pcieReplays() throws GpuCallException;
+
+    /** The performance state: 0 for P0 (maximum performance) to 15 for P15 (minimum); null when unknown. */
+    Long performanceState() throws GpuCallException;
+
+    /** Percent of the last sample period in which a kernel ran on the GPU. */
+    Long gpuUtilization() throws GpuCallException;
 
     /** Whether NVLink {@code link} is up; null when the GPU has no such link (links are numbered from 0). */
     Boolean nvlinkActive(int link) throws GpuCallException;

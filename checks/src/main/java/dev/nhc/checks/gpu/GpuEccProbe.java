@@ -9,6 +9,7 @@ import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.util.Locale;
@@ -25,10 +26,9 @@ public final class GpuEccProbe implements Probe {
     private static final ProbeSpec SPEC;
 
     static {
-        ProbeSpec.Builder b = ProbeSpec.builder("gpu.ecc", "ECC error counters (volatile and aggregate, corrected and uncorrected, total, DRAM, SRAM) and the corrected-error rate")
-                .entities("one per GPU (GPU <index>)")
-                .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
-            .field("pci_bus_id", Unit.TEXT, "PCI bus id")
+        ProbeSpec.Builder b = GpuSpecs.builder("gpu.ecc",
+                        "ECC error counters (volatile and aggregate, corrected and uncorrected, total, DRAM, SRAM) and the corrected-error rate",
+                        Tags.MEMORY)
                 .field("ecc_enabled", Unit.BOOLEAN, "whether ECC is on");
         for (EccCounter c : EccCounter.values()) {
             for (EccError t : EccError.values()) {
@@ -48,7 +48,6 @@ public final class GpuEccProbe implements Probe {
                 .rule(DefaultRule.warn(Map.of("corrected_per_hour", "> 100"),
                         "{gpu}: corrected ECC errors rising at {corrected_per_hour}"))
                 .rule(DefaultRule.warn(Map.of("ecc_enabled", false), "{gpu}: ECC is disabled"))
-                .timeoutFails()
                 .build();
     }
 
@@ -68,7 +67,7 @@ public final class GpuEccProbe implements Probe {
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
         CounterHistory history = new CounterHistory(ctx.state(), ctx.clock().instant());
-        return GpuScan.run(ctx, GpuData.ECC, false, (gpu, out) -> {
+        return GpuScan.run(ctx, GpuData.ECC, (gpu, out) -> {
             out.put("ecc_enabled", gpu.eccEnabled());
             Long volatileCorrected = null;
             for (EccCounter c : EccCounter.values()) {

@@ -1,16 +1,14 @@
 package dev.nhc.checks.gpu;
 
-import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
-import dev.nhc.model.Severity;
 import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.util.ArrayList;
@@ -24,22 +22,38 @@ import java.util.Map;
  */
 public final class GpuInventoryProbe implements Probe {
 
-    private static final ProbeSpec SPEC = ProbeSpec.builder("gpu.inventory",
-                    "GPU count, model, UUID, PCI bus id, driver version and persistence mode, against the expected count and model")
-            .entities("one per GPU (GPU <index>); GPUs for the count")
-            .param(ParamSpec.optional("count", ParamType.INTEGER, null, "how many GPUs this host must have; fewer is a fail"))
-            .param(ParamSpec.optional("model", ParamType.STRING, null,
-                    "text every GPU's name must contain, case-insensitive (e.g. H100)"))
-            .field("gpu_count", Unit.COUNT, "GPUs the driver reports (entity GPUs)")
-            .field("driver_version", Unit.TEXT, "NVIDIA driver version")
-            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
-            .field("pci_bus_id", Unit.TEXT, "PCI bus id, e.g. 0000:3b:00.0")
+    static final ParamSpec<Long> COUNT = ParamSpec.integer("count",
+                    "how many GPUs this host must have; fewer is a fail, more a warn, and no NVML at all a fail")
+            .check(n -> n < 0 ? "must be 0 or more" : null);
+
+    static final ParamSpec<String> MODEL = ParamSpec.text("model",
+                    "text every GPU's name must contain, case-insensitive (e.g. H100); another model is a fail")
+            .check(m -> m.isBlank() ? "must not be empty (leave 'model' out to accept any GPU)" : null);
+
+    private static final ProbeSpec SPEC = GpuSpecs.builder("gpu.inventory",
+                    "GPU count, model, UUID, PCI bus id, driver version and persistence mode, against the expected count and model",
+                    Tags.PCIE, "one per GPU (GPU <index>, with its PCI bus id); GPUs, the node's GPUs as a whole: "
+                            + "their count and driver, or why NVML cannot be used")
+            .param(COUNT)
+            .param(MODEL)
+            .field("gpu_count", Unit.COUNT, "entity GPUs: GPUs NVML reports (0 when NVML cannot be used at all)")
+            .field("driver_version", Unit.TEXT, "entity GPUs: NVIDIA driver version")
             .field("name", Unit.TEXT, "product name, e.g. NVIDIA H100 80GB HBM3")
             .field("uuid", Unit.TEXT, "GPU UUID")
             .field("persistence_mode", Unit.BOOLEAN, "whether persistence mode is on")
+            .field("model_matches", Unit.BOOLEAN, "whether the GPU's name contains the check's model (reported when model is set)")
+            .rule(DefaultRule.fail(GpuSpecs.allOf("nvml_available", false, "gpu_count", "< {with.count}"), "{nvml_error}")
+                    .remedy(Remedy.REBOOT))
+            .rule(DefaultRule.fail(Map.of("gpu_count", "< {with.count}"),
+                            "only {gpu_count} of the {with.count} GPUs found (a GPU fell off the bus or was not enumerated; see dmesg for Xid 79)")
+                    .remedy(Remedy.REBOOT))
+            .rule(DefaultRule.fail(Map.of("model_matches", false), "{gpu} is a {name}, expected {with.model}")
+                    .remedy(Remedy.HARDWARE))
+            .rule(DefaultRule.warn(Map.of("gpu_count", "> {with.count}"),
+                    "{gpu_count} GPUs found, more than the {with.count} expected (is the check's count right for this host?)"))
             .rule(DefaultRule.warn(Map.of("persistence_mode", false),
-                    "{gpu}: persistence mode is off (the driver reinitialises the GPU for every job; run nvidia-persistenced)"))
-            .timeoutFails()
+                    "{gpu}: persistence mode is off, so the driver sets the GPU up again for every job; "
+                            + "turn it on with 'systemctl enable --now nvidia-persistenced' (or 'nvidia-smi -pm 1')"))
             .build();
 
     @Override
@@ -49,40 +63,38 @@ public final class GpuInventoryProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        Long expected = ctx.params().integer("count");
-        String model = ctx.params().string("model");
+        String model = MODEL.get(ctx.params());
+        String wanted = model == null ? null : model.toLowerCase(Locale.ROOT);
         GpuSource source = GpuSources.forProbe(ctx);
-        ProbeResult perGpu = GpuScan.run(ctx, source, GpuData.INVENTORY, expected != null && expected > 0, (gpu, out) -> {
+        ProbeResult perGpu = GpuScan.run(ctx, source, GpuData.INVENTORY, (gpu, out) -> {
             String name = gpu.name();
             out.put("name", name);
             out.put("uuid", gpu.uuid());
             out.put("persistence_mode", gpu.persistenceMode());
-            if (model != null && name != null && !name.toLowerCase(Locale.ROOT).contains(model.toLowerCase(Locale.ROOT))) {
-                out.finding(Severity.FAIL, gpu.label() + " is a " + name + ", expected " + model, Remedy.HARDWARE, null);
+            if (wanted != null && name != null) {
+                out.put("model_matches", name.toLowerCase(Locale.ROOT).contains(wanted));
             }
         });
         if (perGpu.skipped() != null) {
             return perGpu;
         }
-        int count;
-        String driver;
+        List<Observation> read = perGpu.observations();
+        if (read.size() == 1 && read.get(0).entity().equals(GpuScan.GPUS)) {
+            // NVML cannot be used (GpuScan observed why; asking again would wait for a hung init twice):
+            // no GPU is usable, which is what a count compares.
+            return ProbeResult.of(read.get(0).with(Map.of("gpu_count", 0L)));
+        }
+        Observation gpus;
         try {
-            count = source.devices().size();
-            driver = source.driverVersion();
+            gpus = Observation.of(GpuScan.GPUS).put("gpu_count", (long) GpuScan.devices(source, GpuData.INVENTORY).size())
+                    .put("driver_version", source.driverVersion()).build();
         } catch (GpuSourceException e) {
-            return perGpu;  // no NVML at all: already one node-level finding, nothing to count
+            // GpuScan's opening succeeded and an opened session stays open; said the same way should that change
+            return ProbeResult.of(GpuScan.unavailable(e).put("gpu_count", 0L).build());
         }
-        List<Observation> observations = new ArrayList<>(perGpu.observations());
-        List<Finding> findings = new ArrayList<>(perGpu.findings());
-        observations.add(0, Observation.of(GpuScan.NODE_ENTITY).put("gpu_count", (long) count).put("driver_version", driver).build());
-        if (expected != null && count < expected) {
-            findings.add(new Finding(null, GpuScan.NODE_ENTITY, Severity.FAIL, "found " + count + " GPU" + (count == 1 ? "" : "s")
-                    + ", expected " + expected + " (a GPU fell off the bus or was not enumerated; see dmesg for Xid 79)",
-                    Remedy.REBOOT, null, Map.of("gpu_count", (long) count, "expected", expected)));
-        } else if (expected != null && count > expected) {
-            findings.add(new Finding(null, GpuScan.NODE_ENTITY, Severity.WARN, "found " + count + " GPUs, expected only " + expected
-                    + " (is the config's count right for this host?)", Remedy.NONE, null, Map.of("gpu_count", (long) count, "expected", expected)));
-        }
-        return new ProbeResult(observations, findings, null);
+        List<Observation> all = new ArrayList<>();
+        all.add(gpus);
+        all.addAll(read);
+        return new ProbeResult(all, List.of(), null);
     }
 }

@@ -9,6 +9,7 @@ import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.util.Map;
@@ -20,11 +21,8 @@ import java.util.Map;
  */
 public final class GpuMemoryRepairProbe implements Probe {
 
-    private static final ProbeSpec SPEC = ProbeSpec.builder("gpu.memory-repair",
-                    "row remapping (Ampere+) and page retirement (older GPUs): pending repairs, failures, counts")
-            .entities("one per GPU (GPU <index>)")
-            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
-            .field("pci_bus_id", Unit.TEXT, "PCI bus id")
+    private static final ProbeSpec SPEC = GpuSpecs.builder("gpu.memory-repair",
+                    "row remapping (Ampere+) and page retirement (older GPUs): pending repairs, failures, counts", Tags.MEMORY)
             .field("remapped_rows_correctable", Unit.COUNT, "rows remapped for correctable errors")
             .field("remapped_rows_uncorrectable", Unit.COUNT, "rows remapped for uncorrectable errors")
             .field("remap_pending", Unit.BOOLEAN, "a remap waits for a GPU reset")
@@ -46,7 +44,6 @@ public final class GpuMemoryRepairProbe implements Probe {
                     "{gpu}: {remapped_rows_uncorrectable} rows remapped for uncorrectable errors"))
             .rule(DefaultRule.warn(Map.of("retired_pages_pending", true),
                     "{gpu}: a page retirement is pending until the next reboot"))
-            .timeoutFails()
             .build();
 
     @Override
@@ -56,7 +53,7 @@ public final class GpuMemoryRepairProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        return GpuScan.run(ctx, GpuData.MEMORY_REPAIR, false, (gpu, out) -> {
+        return GpuScan.run(ctx, GpuData.MEMORY_REPAIR, (gpu, out) -> {
             RemappedRows rows = gpu.remappedRows();
             if (rows != null) {
                 out.put("remapped_rows_correctable", rows.correctable())

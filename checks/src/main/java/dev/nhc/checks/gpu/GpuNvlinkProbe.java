@@ -2,14 +2,13 @@ package dev.nhc.checks.gpu;
 
 import dev.nhc.checks.gpu.GpuDevice.NvLinkCounter;
 import dev.nhc.model.Remedy;
-import dev.nhc.model.Severity;
 import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.util.ArrayList;
@@ -21,17 +20,17 @@ import java.util.stream.Collectors;
  * {@code gpu.nvlink}: each NVLink's state and error counters, judged like DCGM's NVLink watch: a
  * link that is down fails (NVLINK_DOWN), replay or recovery errors that grew since the previous
  * run fail (NVLINK_ERROR_CRITICAL), CRC errors warn, or fail at 100 per second.
- * A GPU without NVLink (PCIe cards) reports 0 links and passes.
+ * A GPU without NVLink (PCIe cards) reports 0 links and passes, unless the check expects links.
  */
 public final class GpuNvlinkProbe implements Probe {
 
-    private static final ProbeSpec SPEC = ProbeSpec.builder("gpu.nvlink",
-                    "NVLink state per link, replay / recovery counter growth and CRC error rate")
-            .entities("one per GPU (GPU <index>)")
-            .param(ParamSpec.optional("expected_links", ParamType.INTEGER, null,
-                    "how many NVLinks of each GPU must be up (e.g. 18 on H100 SXM); fewer is a fail"))
-            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
-            .field("pci_bus_id", Unit.TEXT, "PCI bus id")
+    static final ParamSpec<Long> EXPECTED_LINKS = ParamSpec.integer("expected_links",
+                    "how many NVLinks of each GPU must be up (e.g. 18 on H100 SXM); fewer is a fail")
+            .check(n -> n < 1 || n > GpuDevice.MAX_NVLINKS ? "must be 1 to " + GpuDevice.MAX_NVLINKS + " (NVML's most links per GPU)" : null);
+
+    private static final ProbeSpec SPEC = GpuSpecs.builder("gpu.nvlink",
+                    "NVLink state per link, replay / recovery counter growth and CRC error rate", Tags.NVLINK)
+            .param(EXPECTED_LINKS)
             .field("nvlink_links", Unit.COUNT, "NVLinks the GPU has")
             .field("nvlink_active", Unit.COUNT, "NVLinks that are up")
             .field("nvlink_inactive", Unit.COUNT, "NVLinks that are down")
@@ -44,6 +43,9 @@ public final class GpuNvlinkProbe implements Probe {
             .field("nvlink_crc_per_sec", Unit.PER_SECOND, "CRC error rate since the previous run")
             .rule(DefaultRule.fail(Map.of("nvlink_inactive", "> 0"),
                     "{gpu}: NVLink {nvlink_inactive_links} down (DCGM: NVLINK_DOWN)").remedy(Remedy.RESET_GPU))
+            .rule(DefaultRule.fail(Map.of("nvlink_active", "< {with.expected_links}"),
+                    "{gpu}: {nvlink_active} of the expected {with.expected_links} NVLinks are up ({nvlink_links} reported by the GPU)")
+                    .remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("nvlink_replay_increase", "> 0"),
                     "{gpu}: {nvlink_replay_increase} new NVLink replay errors (DCGM: NVLINK_ERROR_CRITICAL)").remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("nvlink_recovery_increase", "> 0"),
@@ -52,7 +54,6 @@ public final class GpuNvlinkProbe implements Probe {
                     "{gpu}: NVLink CRC errors at {nvlink_crc_per_sec} (DCGM: NVLINK_ERROR_THRESHOLD)").remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.warn(Map.of("nvlink_crc_per_sec", "> 0"),
                     "{gpu}: NVLink CRC errors at {nvlink_crc_per_sec}"))
-            .timeoutFails()
             .build();
 
     @Override
@@ -62,9 +63,8 @@ public final class GpuNvlinkProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        Long expected = ctx.params().integer("expected_links");
         CounterHistory history = new CounterHistory(ctx.state(), ctx.clock().instant());
-        return GpuScan.run(ctx, GpuData.NVLINK, false, (gpu, out) -> {
+        return GpuScan.run(ctx, GpuData.NVLINK, (gpu, out) -> {
             int links = 0;
             int active = 0;
             List<Integer> down = new ArrayList<>();
@@ -96,10 +96,6 @@ public final class GpuNvlinkProbe implements Probe {
             out.put("nvlink_links", (long) links).put("nvlink_active", (long) active).put("nvlink_inactive", (long) down.size());
             if (!down.isEmpty()) {
                 out.put("nvlink_inactive_links", down.stream().map(String::valueOf).collect(Collectors.joining(", ")));
-            }
-            if (expected != null && active < expected) {
-                out.finding(Severity.FAIL, gpu.label() + ": " + active + " of the expected " + expected + " NVLinks are up"
-                        + (links == 0 ? " (NVML reports no NVLinks)" : ""), Remedy.RESET_GPU, null);
             }
             if (countersRead) {
                 out.put("nvlink_replay_errors", replay).put("nvlink_recovery_errors", recovery).put("nvlink_crc_errors", crc);

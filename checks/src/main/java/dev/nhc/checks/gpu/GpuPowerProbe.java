@@ -5,6 +5,7 @@ import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.util.Map;
@@ -12,10 +13,8 @@ import java.util.Map;
 /** {@code gpu.power}: power draw against the enforced limit. DCGM's power watch warns when the power cannot be read at all. */
 public final class GpuPowerProbe implements Probe {
 
-    private static final ProbeSpec SPEC = ProbeSpec.builder("gpu.power", "power draw against the enforced power limit; unreadable power warns")
-            .entities("one per GPU (GPU <index>)")
-            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
-            .field("pci_bus_id", Unit.TEXT, "PCI bus id")
+    private static final ProbeSpec SPEC = GpuSpecs.builder("gpu.power", "power draw against the enforced power limit; unreadable power warns",
+                    Tags.POWER)
             .field("power", Unit.WATTS, "power draw")
             .field("power_limit", Unit.WATTS, "enforced power limit")
             .field("power_percent", Unit.PERCENT, "power draw as a share of the enforced limit")
@@ -24,7 +23,6 @@ public final class GpuPowerProbe implements Probe {
                     "{gpu}: power draw cannot be read (DCGM: power unreadable)"))
             .rule(DefaultRule.warn(Map.of("power_percent", "> 100"),
                     "{gpu}: drawing {power}, above its enforced limit {power_limit}"))
-            .timeoutFails()
             .build();
 
     @Override
@@ -34,7 +32,7 @@ public final class GpuPowerProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        return GpuScan.run(ctx, GpuData.POWER, false, (gpu, out) -> {
+        return GpuScan.run(ctx, GpuData.POWER, (gpu, out) -> {
             Long mw = gpu.powerUsageMilliwatts();
             Long limitMw = gpu.enforcedPowerLimitMilliwatts();
             out.put("power_readable", mw != null);

@@ -1,19 +1,13 @@
 package dev.nhc.checks.gpu;
 
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Remedy;
-import dev.nhc.model.Severity;
-import dev.nhc.model.SlurmState;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,13 +17,24 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * What every GPU probe does around its own reading (gpud's "every component has the same shape"):
- * pick the source, skip when a replayed capture lacks the data, turn "no NVML at all" into one
- * node-level finding, read all GPUs in parallel (so two hung GPUs cost one call limit, not two),
- * and turn a lost or hung GPU into a FAIL for that GPU while the other GPUs are still judged.
+ * pick the source, skip when a replayed capture lacks the data, observe "no NVML at all" on the
+ * GPUs as a whole, read all GPUs in parallel (so two hung GPUs cost one call limit, not two), and
+ * observe a GPU that is lost, hangs or cannot be read, while the other GPUs are still read.
+ * It decides nothing: the rules {@link GpuSpecs} adds to every GPU probe do.
  */
 public final class GpuScan {
-    /** The node-level entity for findings about the GPUs as a whole (driver missing, count wrong). */
-    public static final String NODE_ENTITY = "GPUs";
+    /** The GPUs as a whole: their count and driver, and whether NVML can be used at all. */
+    public static final Entity GPUS = Entity.of(Entity.Kind.NODE, "gpus", "GPUs");
+
+    // The fields GpuScan observes for every GPU probe (declared by GpuSpecs).
+    static final String GPU = "gpu";
+    static final String PCI_BUS_ID = "pci_bus_id";
+    static final String LOST = "lost";
+    static final String RESPONDING = "responding";
+    static final String NVML_CALL = "nvml_call";
+    static final String NVML_ERROR = "nvml_error";
+    static final String UNREADABLE_VALUES = "unreadable_values";
+    static final String NVML_AVAILABLE = "nvml_available";
 
     private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "nhc-gpu-read");
@@ -45,57 +50,61 @@ public final class GpuScan {
     private GpuScan() {
     }
 
-    /**
-     * @param expectsGpus whether this host must have GPUs (a {@code gpu.inventory} with a
-     *                    {@code count}): then "no NVML" is FAIL rather than UNKNOWN
-     */
-    public static ProbeResult run(ProbeContext ctx, GpuData kind, boolean expectsGpus, Reader reader) throws InterruptedException {
-        GpuSource source = GpuSources.forProbe(ctx);
-        return run(ctx, source, kind, expectsGpus, reader);
+    public static ProbeResult run(ProbeContext ctx, GpuData kind, Reader reader) throws InterruptedException {
+        return run(ctx, GpuSources.forProbe(ctx), kind, reader);
     }
 
-    public static ProbeResult run(ProbeContext ctx, GpuSource source, GpuData kind, boolean expectsGpus, Reader reader)
-            throws InterruptedException {
+    public static ProbeResult run(ProbeContext ctx, GpuSource source, GpuData kind, Reader reader) throws InterruptedException {
         if (!source.provides(kind)) {
             return ProbeResult.skipped(source.description() + " holds no " + kind.description());
         }
         List<GpuDevice> devices;
         try {
-            devices = source.devices();
+            devices = devices(source, kind);
         } catch (GpuSourceException e) {
-            Finding f = new Finding(null, NODE_ENTITY, expectsGpus ? Severity.FAIL : Severity.UNKNOWN, e.getMessage(),
-                    expectsGpus ? Remedy.REBOOT : Remedy.NONE, null, Map.of());
-            return new ProbeResult(List.of(), List.of(f), null);
+            return ProbeResult.of(unavailable(e).build());
         }
         List<Future<Fields>> reads = new ArrayList<>();
         for (GpuDevice gpu : devices) {
             reads.add(READERS.submit(() -> read(gpu, reader)));
         }
-        ProbeResult.Builder result = ProbeResult.builder();
+        List<Observation> out = new ArrayList<>();
         long waitUntil = System.nanoTime() + ctx.remaining().toNanos();
         for (int i = 0; i < reads.size(); i++) {
             GpuDevice gpu = devices.get(i);
-            Fields fields;
             try {
                 // Every call inside has its own deadline inside the probe's; this wait is a backstop.
-                fields = reads.get(i).get(Math.max(0, waitUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
+                out.add(reads.get(i).get(Math.max(0, waitUntil - System.nanoTime()), TimeUnit.NANOSECONDS).observation());
             } catch (ExecutionException e) {
-                result.finding(new Finding(null, entity(gpu), Severity.UNKNOWN,
-                        gpu.label() + ": could not be read: " + e.getCause(), Remedy.NONE, null, Map.of()));
-                continue;
+                out.add(Observation.unreadable(entity(gpu), gpu.label() + ": could not be read: " + e.getCause()));
             } catch (TimeoutException e) {
-                result.finding(new Finding(null, entity(gpu), Severity.UNKNOWN,
-                        gpu.label() + ": not read before the check's deadline", Remedy.NONE, null, Map.of()));
-                continue;
+                out.add(Observation.unreadable(entity(gpu), gpu.label() + ": not read before the check's deadline"));
             }
-            result.observe(fields.observation.build());
-            fields.findings.forEach(result::finding);
         }
-        return result.build();
+        return new ProbeResult(out, List.of(), null);
     }
 
-    public static String entity(GpuDevice gpu) {
-        return "GPU " + gpu.index();
+    /**
+     * The GPUs of {@code source} that hold data of {@code kind}: every GPU for live NVML, the GPUs
+     * a capture shows that data for in a replay (never GPUs the capture does not show).
+     */
+    public static List<GpuDevice> devices(GpuSource source, GpuData kind) throws GpuSourceException {
+        List<GpuDevice> out = new ArrayList<>();
+        for (GpuDevice gpu : source.devices()) {
+            if (gpu.holds(kind)) {
+                out.add(gpu);
+            }
+        }
+        return out;
+    }
+
+    /** The GPUs as a whole when NVML cannot be used at all: why, as NVML's opening said it. */
+    static Observation.Builder unavailable(GpuSourceException e) {
+        return Observation.of(GPUS).put(NVML_AVAILABLE, false).put(NVML_ERROR, e.getMessage());
+    }
+
+    public static Entity entity(GpuDevice gpu) {
+        return Entity.gpu(gpu.index(), gpu.pciBusId());
     }
 
     private static Fields read(GpuDevice gpu, Reader reader) {
@@ -106,9 +115,8 @@ public final class GpuScan {
                 return null;
             });
         } catch (GpuCallException e) {
-            out.condemn(e);
+            out.failed(e);
         }
-        out.finish();
         return out;
     }
 
@@ -116,14 +124,13 @@ public final class GpuScan {
     public static final class Fields {
         private final GpuDevice gpu;
         private final Observation.Builder observation;
-        private final Set<String> unreadable = new LinkedHashSet<>();
-        private final List<Finding> findings = new ArrayList<>();
+        private GpuCallException failure;
 
         Fields(GpuDevice gpu) {
             this.gpu = gpu;
             this.observation = Observation.of(entity(gpu));
-            observation.put("gpu", gpu.label());
-            observation.put("pci_bus_id", gpu.pciBusId());
+            observation.put(GPU, gpu.label());
+            observation.put(PCI_BUS_ID, gpu.pciBusId());
         }
 
         public GpuDevice gpu() {
@@ -135,33 +142,40 @@ public final class GpuScan {
             return this;
         }
 
-        /** A finding the probe decides by itself for this GPU (a count mismatch, a link that should be up). */
-        public Fields finding(Severity severity, String message, Remedy remedy, SlurmState slurmState) {
-            findings.add(new Finding(null, entity(gpu), severity, message, remedy, slurmState,
-                    gpu.pciBusId() == null ? Map.of() : Map.of("pci_bus_id", gpu.pciBusId())));
-            return this;
+        void failed(GpuCallException e) {
+            failure = e;
         }
 
-        void condemn(GpuCallException e) {
-            Map<String, Object> observed = new LinkedHashMap<>();
-            if (gpu.pciBusId() != null) {
-                observed.put("pci_bus_id", gpu.pciBusId());
+        /**
+         * What was read. A lost or hung GPU keeps the values read before, with the fault as
+         * fields (the rules fail it); values NVML refused are counted and said (the rules make
+         * the GPU unknown unless something worse is found); a GPU that could not even be opened
+         * is unreadable.
+         */
+        Observation observation() {
+            // The same refusal for every counter of a kind (four ECC totals) is said once.
+            List<String> problems = new ArrayList<>(new LinkedHashSet<>(gpu.problems()));
+            if (failure != null && !failure.condemnsGpu()) {
+                if (problems.isEmpty()) {
+                    return Observation.unreadable(entity(gpu), failure.getMessage());
+                }
+                problems.add(failure.getMessage());
             }
-            observed.put("nvml_call", e.call());
-            if (e.kind() == GpuCallException.Kind.LOST) {
-                // GPU_IS_LOST / RESET_REQUIRED: fallen off the bus; the node needs service, not just a drain.
-                findings.add(new Finding(null, entity(gpu), Severity.FAIL, e.getMessage(), Remedy.REBOOT, SlurmState.FAIL, observed));
-            } else {
-                findings.add(new Finding(null, entity(gpu), Severity.FAIL, e.getMessage(), Remedy.REBOOT, null, observed));
+            if (failure != null && failure.condemnsGpu()) {
+                if (failure.kind() == GpuCallException.Kind.LOST) {
+                    observation.put(LOST, true);
+                } else {
+                    observation.put(RESPONDING, false);
+                }
+                observation.put(NVML_CALL, failure.call());
+                observation.put(NVML_ERROR, failure.getMessage());
+            } else if (!problems.isEmpty()) {
+                observation.put(NVML_ERROR, String.join("; ", problems));
             }
-        }
-
-        void finish() {
-            unreadable.addAll(gpu.problems());
-            if (!unreadable.isEmpty()) {
-                findings.add(new Finding(null, entity(gpu), Severity.UNKNOWN, String.join("; ", unreadable), Remedy.NONE, null, Map.of()));
+            if (!problems.isEmpty()) {
+                observation.put(UNREADABLE_VALUES, (long) problems.size());
             }
+            return observation.build();
         }
     }
-
 }

@@ -7,19 +7,22 @@ import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
  * {@code gpu.thermal}: GPU and memory temperature against the GPU's own thresholds, and the
  * hardware clock events (HW slowdown, HW thermal slowdown, HW power brake).
  *
- * <p>A clock-event bit is an instant's state; DCGM warns on violation time accumulating over its
- * window, gpud when events fill 60 % of ten minutes, NVSentinel after 3 consecutive polls. One
- * run alone therefore does not warn: {@code hw_slowdown_runs} counts the consecutive runs (kept in
- * the state) that saw a HW bit, and the default rule warns from the third. A config that wants
- * the instant can say {@code warn: {hw_slowdown: true}}.
+ * <p>A hardware clock event cuts the clocks by half or more: the GPU is degraded for as long as
+ * it lasts, and the power brake is asserted from outside the GPU (the system's power supply), so
+ * one sample (or one capture) that shows it warns, naming the reason. {@code hw_slowdown_runs}
+ * counts the consecutive runs that saw one (kept in the state), for a site that would rather warn
+ * only when it persists ({@code warn: {hw_slowdown_runs: ">= 3"}}, as NVSentinel's three polls).
  */
 public final class GpuThermalProbe implements Probe {
     static final long HW_SLOWDOWN = 0x8L;
@@ -27,11 +30,14 @@ public final class GpuThermalProbe implements Probe {
     static final long HW_THERMAL = 0x40L;
     static final long HW_POWER_BRAKE = 0x80L;
 
-    private static final ProbeSpec SPEC = ProbeSpec.builder("gpu.thermal",
-                    "GPU and memory temperature against the GPU's slowdown / shutdown / max-operating thresholds; HW slowdown, HW thermal and HW power-brake clock events")
-            .entities("one per GPU (GPU <index>)")
-            .field("gpu", Unit.TEXT, "the GPU as messages name it: GPU 3 (0000:3b:00.0)")
-            .field("pci_bus_id", Unit.TEXT, "PCI bus id")
+    /** nvmlClocksEventReason bits and how messages name them, in NVML's order. */
+    private static final long[] REASON_BITS = {0x1L, 0x2L, 0x4L, HW_SLOWDOWN, 0x10L, SW_THERMAL, HW_THERMAL, HW_POWER_BRAKE, 0x100L};
+    private static final String[] REASON_NAMES = {"idle", "applications clocks setting", "SW power cap", "HW slowdown", "sync boost",
+        "SW thermal slowdown", "HW thermal slowdown", "HW power brake", "display clock setting"};
+
+    private static final ProbeSpec SPEC = GpuSpecs.builder("gpu.thermal",
+                    "GPU and memory temperature against the GPU's slowdown / shutdown / max-operating thresholds; "
+                            + "HW slowdown, HW thermal and HW power-brake clock events", Tags.THERMAL)
             .field("temperature", Unit.CELSIUS, "GPU temperature")
             .field("memory_temperature", Unit.CELSIUS, "HBM temperature")
             .field("shutdown_temperature", Unit.CELSIUS, "the GPU's shutdown threshold")
@@ -43,6 +49,9 @@ public final class GpuThermalProbe implements Probe {
             .field("gpu_max_margin", Unit.CELSIUS, "degrees below the max operating temperature")
             .field("memory_max_margin", Unit.CELSIUS, "memory: degrees below its max operating temperature")
             .field("clocks_event_reasons", Unit.COUNT, "the clock event reason bit mask")
+            .field("clocks_event_reason_names", Unit.TEXT, "the active clock event reasons by name, e.g. idle; 'none' when there are none")
+            .field("hw_slowdown_reasons", Unit.TEXT, "the active hardware clock events by name, e.g. HW slowdown (HW power brake); "
+                    + "'none' when there are none")
             .field("hw_slowdown", Unit.BOOLEAN, "HW slowdown active (clocks cut by half or more)")
             .field("hw_thermal_slowdown", Unit.BOOLEAN, "HW thermal slowdown active")
             .field("hw_power_brake", Unit.BOOLEAN, "HW power brake active (asserted by the system's power supply)")
@@ -56,9 +65,8 @@ public final class GpuThermalProbe implements Probe {
                     "{gpu}: at {temperature}, above its max operating temperature {gpu_max_temperature}"))
             .rule(DefaultRule.warn(Map.of("memory_max_margin", "< 0"),
                     "{gpu}: memory at {memory_temperature}, above its max operating temperature {memory_max_temperature}"))
-            .rule(DefaultRule.warn(Map.of("hw_slowdown_runs", ">= 3"),
-                    "{gpu}: hardware clock slowdown in {hw_slowdown_runs} consecutive runs (hw_slowdown {hw_slowdown}, thermal {hw_thermal_slowdown}, power brake {hw_power_brake}); check cooling and power supply"))
-            .timeoutFails()
+            .rule(DefaultRule.warn(List.of(Map.of("hw_slowdown", true), Map.of("hw_thermal_slowdown", true), Map.of("hw_power_brake", true)),
+                    "{gpu}: clocks cut by {hw_slowdown_reasons}; check the cooling and the power supply"))
             .build();
 
     @Override
@@ -68,7 +76,7 @@ public final class GpuThermalProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        return GpuScan.run(ctx, GpuData.THERMAL, false, (gpu, out) -> {
+        return GpuScan.run(ctx, GpuData.THERMAL, (gpu, out) -> {
             Long temp = gpu.temperature();
             Long memTemp = gpu.memoryTemperature();
             out.put("temperature", temp).put("memory_temperature", memTemp);
@@ -86,13 +94,45 @@ public final class GpuThermalProbe implements Probe {
                 boolean hwThermal = (reasons & HW_THERMAL) != 0;
                 boolean brake = (reasons & HW_POWER_BRAKE) != 0;
                 out.put("clocks_event_reasons", reasons).put("hw_slowdown", hw).put("hw_thermal_slowdown", hwThermal)
-                        .put("hw_power_brake", brake).put("sw_thermal_slowdown", (reasons & SW_THERMAL) != 0);
+                        .put("hw_power_brake", brake).put("sw_thermal_slowdown", (reasons & SW_THERMAL) != 0)
+                        .put("clocks_event_reason_names", names(reasons)).put("hw_slowdown_reasons", hwReasons(hw, hwThermal, brake));
                 String key = GpuEccProbe.key(gpu) + "/hw_slowdown_runs";
                 long runs = hw || hwThermal || brake ? ctx.state().getLong(key, 0) + 1 : 0;
                 ctx.state().put(key, runs);
                 out.put("hw_slowdown_runs", runs);
             }
         });
+    }
+
+    /** "idle, SW power cap"; bits NVML may add later are named by their value. */
+    static String names(long reasons) {
+        List<String> out = new ArrayList<>();
+        long rest = reasons;
+        for (int i = 0; i < REASON_BITS.length; i++) {
+            if ((reasons & REASON_BITS[i]) != 0) {
+                out.add(REASON_NAMES[i]);
+                rest &= ~REASON_BITS[i];
+            }
+        }
+        if (rest != 0) {
+            out.add("0x" + Long.toHexString(rest));
+        }
+        return out.isEmpty() ? "none" : String.join(", ", out);
+    }
+
+    /** "HW slowdown (HW power brake)": the thermal and power-brake events are what set the HW slowdown bit. */
+    static String hwReasons(boolean hw, boolean thermal, boolean brake) {
+        List<String> causes = new ArrayList<>();
+        if (thermal) {
+            causes.add("HW thermal slowdown");
+        }
+        if (brake) {
+            causes.add("HW power brake");
+        }
+        if (!hw) {
+            return causes.isEmpty() ? "none" : String.join(", ", causes);
+        }
+        return causes.isEmpty() ? "HW slowdown" : "HW slowdown (" + String.join(", ", causes) + ")";
     }
 
     private static Long margin(Long threshold, Long value) {

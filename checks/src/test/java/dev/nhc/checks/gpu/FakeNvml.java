@@ -99,6 +99,8 @@ public final class FakeNvml {
         g.put("memory_temperature", 39);
         g.put("thresholds", new LinkedHashMap<>(Map.of("shutdown", 92, "slowdown", 89, "mem_max", 95, "gpu_max", 87)));
         g.put("clocks_event_reasons", 0);
+        g.put("performance_state", 0);
+        g.put("utilization", new LinkedHashMap<>(Map.of("gpu", 0, "memory", 0)));
         g.put("power_usage_mw", 67740);
         g.put("enforced_power_limit_mw", 700000);
         return g;

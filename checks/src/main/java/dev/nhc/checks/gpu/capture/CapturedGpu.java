@@ -1,12 +1,15 @@
 package dev.nhc.checks.gpu.capture;
 
+import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One GPU as an nvidia-smi capture shows it. Values the capture says are {@code N/A} or
@@ -15,6 +18,8 @@ import java.util.Map;
  */
 public final class CapturedGpu implements GpuDevice {
     final int index;
+    /** The kinds of data the capture shows for this GPU (a {@code -d} subset, or NVLink state only). */
+    final Set<GpuData> holds = EnumSet.noneOf(GpuData.class);
     String pciBusId;
     String name;
     String uuid;
@@ -31,6 +36,8 @@ public final class CapturedGpu implements GpuDevice {
     Long pcieWidth;
     Long pcieMaxWidth;
     Long pcieReplays;
+    Long performanceState;
+    Long gpuUtilization;
     /** Per link, whether it is up; null when the capture holds no NVLink status for this GPU. */
     List<Boolean> nvlinks;
     Long temperature;
@@ -46,6 +53,7 @@ public final class CapturedGpu implements GpuDevice {
 
     /** Copies what {@code other} (another capture of the same GPU) holds and this one does not. */
     void fillFrom(CapturedGpu other) {
+        holds.addAll(other.holds);
         pciBusId = pciBusId != null ? pciBusId : other.pciBusId;
         name = name != null ? name : other.name;
         uuid = uuid != null ? uuid : other.uuid;
@@ -61,6 +69,8 @@ public final class CapturedGpu implements GpuDevice {
         pcieWidth = pcieWidth != null ? pcieWidth : other.pcieWidth;
         pcieMaxWidth = pcieMaxWidth != null ? pcieMaxWidth : other.pcieMaxWidth;
         pcieReplays = pcieReplays != null ? pcieReplays : other.pcieReplays;
+        performanceState = performanceState != null ? performanceState : other.performanceState;
+        gpuUtilization = gpuUtilization != null ? gpuUtilization : other.gpuUtilization;
         nvlinks = nvlinks != null ? nvlinks : other.nvlinks == null ? null : new ArrayList<>(other.nvlinks);
         temperature = temperature != null ? temperature : other.temperature;
         memoryTemperature = memoryTemperature != null ? memoryTemperature : other.memoryTemperature;
@@ -78,6 +88,11 @@ public final class CapturedGpu implements GpuDevice {
     @Override
     public int index() {
         return index;
+    }
+
+    @Override
+    public boolean holds(GpuData kind) {
+        return holds.contains(kind);
     }
 
     @Override
@@ -148,6 +163,16 @@ public final class CapturedGpu implements GpuDevice {
     @Override
     public Long pcieReplays() {
         return pcieReplays;
+    }
+
+    @Override
+    public Long performanceState() {
+        return performanceState;
+    }
+
+    @Override
+    public Long gpuUtilization() {
+        return gpuUtilization;
     }
 
     @Override

@@ -12,7 +12,9 @@ import java.util.Map;
  * Turns a capture into a scenario for the project's fake libnvidia-ml (schema:
  * checks/src/test/c/fake_nvml.md), so that every real capture also runs through the JNA path.
  * What the capture does not show is left out, which the fake answers with NOT_SUPPORTED — the
- * same "absent" the capture itself means.
+ * same "absent" the capture itself means. NVML numbers GPUs by position, so a GPU the capture
+ * leaves out before one it shows (GPUs 0–6 of {@code nvidia-smi nvlink -s -i 7}) becomes a GPU
+ * with no values at all.
  */
 public final class FakeNvmlScenario {
 
@@ -31,6 +33,9 @@ public final class FakeNvmlScenario {
         }
         List<Object> gpus = new ArrayList<>();
         for (CapturedGpu g : capture.gpus()) {
+            while (gpus.size() < g.index()) {
+                gpus.add(new LinkedHashMap<String, Object>());
+            }
             gpus.add(gpu(g));
         }
         s.put("gpus", gpus);
@@ -93,6 +98,10 @@ public final class FakeNvmlScenario {
             m.put("thresholds", t);
         }
         put(m, "clocks_event_reasons", g.clocksEventReasons);
+        put(m, "performance_state", g.performanceState);
+        if (g.gpuUtilization != null) {
+            m.put("utilization", Map.of("gpu", g.gpuUtilization));
+        }
         put(m, "power_usage_mw", g.powerMilliwatts);
         put(m, "enforced_power_limit_mw", g.powerLimitMilliwatts);
         return m;

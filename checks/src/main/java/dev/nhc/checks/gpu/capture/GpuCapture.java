@@ -4,11 +4,19 @@ import dev.nhc.checks.gpu.GpuData;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
-/** What one or more nvidia-smi captures say about a node's GPUs, and which kinds of data they hold. */
+/**
+ * What one or more nvidia-smi captures say about a node's GPUs, and which kinds of data they hold.
+ * It holds only the GPUs the captures show, by their own index: {@code nvidia-smi nvlink -s -i 7}
+ * is GPU 7 alone, not eight GPUs of which seven say nothing.
+ */
 public final class GpuCapture {
     private final String source;
     private final String driverVersion;
@@ -18,7 +26,9 @@ public final class GpuCapture {
     GpuCapture(String source, String driverVersion, List<CapturedGpu> gpus, Set<GpuData> provides) {
         this.source = source;
         this.driverVersion = driverVersion;
-        this.gpus = List.copyOf(gpus);
+        List<CapturedGpu> sorted = new ArrayList<>(gpus);
+        sorted.sort(Comparator.comparingInt(CapturedGpu::index));
+        this.gpus = List.copyOf(sorted);
         this.provides = provides.isEmpty() ? EnumSet.noneOf(GpuData.class) : EnumSet.copyOf(provides);
     }
 
@@ -31,6 +41,7 @@ public final class GpuCapture {
         return driverVersion;
     }
 
+    /** The GPUs the captures show, by index. */
     public List<CapturedGpu> gpus() {
         return gpus;
     }
@@ -41,16 +52,20 @@ public final class GpuCapture {
 
     /**
      * Both captures as one (e.g. {@code nvidia-smi -q} plus {@code nvidia-smi nvlink --status} of
-     * the same node): GPUs matched by index, this capture's values first.
+     * the same node): GPUs matched by index, this capture's values first; a GPU only one of them
+     * shows is kept with what that one holds.
      *
      * @throws CaptureParseException when both name a GPU by UUID and the UUIDs differ: captures of different nodes
      */
     public GpuCapture merge(GpuCapture other) throws CaptureParseException {
+        Map<Integer, CapturedGpu> mineByIndex = byIndex(gpus);
+        Map<Integer, CapturedGpu> theirsByIndex = byIndex(other.gpus);
+        Set<Integer> indexes = new TreeSet<>(mineByIndex.keySet());
+        indexes.addAll(theirsByIndex.keySet());
         List<CapturedGpu> merged = new ArrayList<>();
-        int n = Math.max(gpus.size(), other.gpus.size());
-        for (int i = 0; i < n; i++) {
-            CapturedGpu mine = i < gpus.size() ? gpus.get(i) : null;
-            CapturedGpu theirs = i < other.gpus.size() ? other.gpus.get(i) : null;
+        for (int i : indexes) {
+            CapturedGpu mine = mineByIndex.get(i);
+            CapturedGpu theirs = theirsByIndex.get(i);
             if (mine != null && theirs != null && mine.uuid != null && theirs.uuid != null && !mine.uuid.equals(theirs.uuid)) {
                 throw CaptureParseException.mismatch("GPU " + i + " is " + mine.uuid + " in " + source
                         + " but " + theirs.uuid + " in " + other.source + ": the captures are of different nodes");
@@ -68,5 +83,13 @@ public final class GpuCapture {
         kinds.addAll(provides);
         kinds.addAll(other.provides);
         return new GpuCapture(source + " + " + other.source, driverVersion != null ? driverVersion : other.driverVersion, merged, kinds);
+    }
+
+    private static Map<Integer, CapturedGpu> byIndex(List<CapturedGpu> gpus) {
+        Map<Integer, CapturedGpu> m = new LinkedHashMap<>();
+        for (CapturedGpu g : gpus) {
+            m.put(g.index, g);
+        }
+        return m;
     }
 }

@@ -41,6 +41,7 @@ public final class NvidiaSmiQParser {
     private static final Pattern NVLINK_GPU = Pattern.compile("^GPU (\\d+): (.*?)(?: \\(UUID: ([^)]*)\\))?$");
     private static final Pattern NVLINK_LINK = Pattern.compile("^\\s*Link (\\d+): (.*)$");
     private static final Pattern LINK_SPEED = Pattern.compile("^[0-9.]+ ?GB/s$");
+    private static final Pattern PSTATE = Pattern.compile("^P([0-9]|1[0-5])$");
 
     /** nvmlClocksEventReason bits by the names nvidia-smi prints. */
     private static final Map<String, Long> CLOCK_EVENTS = new LinkedHashMap<>();
@@ -243,7 +244,7 @@ public final class NvidiaSmiQParser {
             g.pciBusId = PciBusId.normalize(text(busId));
         }
         if (b.child("Product Name") != null) {
-            provides.add(GpuData.INVENTORY);
+            provide(g, provides, GpuData.INVENTORY);
             g.name = text(b.child("Product Name"));
             g.uuid = text(b.child("GPU UUID"));
             g.persistenceMode = flag(b.child("Persistence Mode"));
@@ -254,14 +255,14 @@ public final class NvidiaSmiQParser {
         }
         Node ecc = b.child("ECC Errors");
         if (ecc != null) {
-            provides.add(GpuData.ECC);
+            provide(g, provides, GpuData.ECC);
             ecc(g, ecc.child("Volatile"), EccCounter.VOLATILE);
             ecc(g, ecc.child("Aggregate"), EccCounter.AGGREGATE);
         }
         Node remap = b.child("Remapped Rows");
         Node retired = b.child("Retired Pages");
         if (remap != null || retired != null) {
-            provides.add(GpuData.MEMORY_REPAIR);
+            provide(g, provides, GpuData.MEMORY_REPAIR);
         }
         if (remap != null) {
             Long corr = number(remap.child("Correctable Error"), false);
@@ -283,16 +284,19 @@ public final class NvidiaSmiQParser {
         }
         Node pci = b.child("PCI");
         if (pci != null) {
-            provides.add(GpuData.PCIE);
+            provide(g, provides, GpuData.PCIE);
             g.pcieGen = number(pci.path("GPU Link Info", "PCIe Generation", "Current"), false);
             g.pcieMaxGen = number(pci.path("GPU Link Info", "PCIe Generation", "Max"), false);
             g.pcieWidth = number(pci.path("GPU Link Info", "Link Width", "Current"), false);
             g.pcieMaxWidth = number(pci.path("GPU Link Info", "Link Width", "Max"), false);
             g.pcieReplays = number(pci.child("Replays Since Reset"), false);
         }
+        // Whether the GPU is busy, for judging a slower PCIe link (a GPU at rest lowers it to save power).
+        g.performanceState = performanceState(b.child("Performance State"));
+        g.gpuUtilization = number(b.path("Utilization", "Gpu"), false);
         Node temp = b.child("Temperature");
         if (temp != null) {
-            provides.add(GpuData.THERMAL);
+            provide(g, provides, GpuData.THERMAL);
             g.temperature = number(temp.child("GPU Current Temp"), false);
             g.memoryTemperature = number(temp.child("Memory Current Temp"), false);
             // The "T.Limit" rows of newer drivers are margins, not temperatures: not thresholds.
@@ -303,18 +307,38 @@ public final class NvidiaSmiQParser {
         }
         Node reasons = b.firstChild("Clocks Event Reasons", "Clocks Throttle Reasons");
         if (reasons != null) {
-            provides.add(GpuData.THERMAL);
+            provide(g, provides, GpuData.THERMAL);
             g.clocksEventReasons = clockEvents(reasons);
         }
         Node power = b.firstChild("GPU Power Readings", "Power Readings");
         if (power != null) {
-            provides.add(GpuData.POWER);
+            provide(g, provides, GpuData.POWER);
             Double draw = decimal(power.firstChild("Power Draw", "Instantaneous Power Draw", "Average Power Draw"));
             Double limit = decimal(power.firstChild("Current Power Limit", "Enforced Power Limit"));
             g.powerMilliwatts = draw == null ? null : Math.round(draw * 1000);
             g.powerLimitMilliwatts = limit == null ? null : Math.round(limit * 1000);
         }
         return g;
+    }
+
+    /** The capture holds this kind of data, for this GPU among others. */
+    private static void provide(CapturedGpu g, Set<GpuData> provides, GpuData kind) {
+        provides.add(kind);
+        g.holds.add(kind);
+    }
+
+    /** "P8" is 8; N/A or Unknown is absent; anything else is not what nvidia-smi prints. */
+    private Long performanceState(Node n) {
+        String v = text(n);
+        if (v == null || v.equalsIgnoreCase("Unknown")) {
+            return null;
+        }
+        Matcher m = PSTATE.matcher(v);
+        if (!m.matches()) {
+            problem(n.line, "expected a performance state P0 to P15 for '" + n.key + "', found '" + shorten(v) + "'");
+            return null;
+        }
+        return Long.parseLong(m.group(1));
     }
 
     private void putThreshold(CapturedGpu g, TemperatureThreshold t, Node n) {
@@ -471,6 +495,7 @@ public final class NvidiaSmiQParser {
                 current.name = gpu.group(2).strip();
                 current.uuid = gpu.group(3);
                 current.nvlinks = new ArrayList<>();
+                current.holds.add(GpuData.NVLINK);
                 if (byIndex.put(index, current) != null) {
                     problem(lineNo, "GPU " + index + " appears twice");
                 }
@@ -495,11 +520,7 @@ public final class NvidiaSmiQParser {
                 problem(lineNo, "expected 'Link N: <speed>' for GPU " + current.index + ", found '" + shorten(line) + "'");
             }
         }
-        int max = byIndex.keySet().stream().mapToInt(Integer::intValue).max().orElse(-1);
-        List<CapturedGpu> gpus = new ArrayList<>();
-        for (int i = 0; i <= max; i++) {
-            gpus.add(byIndex.getOrDefault(i, new CapturedGpu(i)));
-        }
-        return new GpuCapture(source, null, gpus, EnumSet.of(GpuData.NVLINK));
+        // Only the GPUs it shows: 'nvidia-smi nvlink -s -i 7' is about GPU 7 and says nothing about the others.
+        return new GpuCapture(source, null, new ArrayList<>(byIndex.values()), EnumSet.of(GpuData.NVLINK));
     }
 }

@@ -237,6 +237,29 @@ final class NvmlDevice implements GpuDevice {
     }
 
     @Override
+    public Long performanceState() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::performanceState);
+        }
+        int[] v = new int[1];
+        String n = "nvmlDeviceGetPerformanceState";
+        if (!present(n, NvmlNative.nvmlDeviceGetPerformanceState(begin(n), v))) {
+            return null;
+        }
+        return v[0] < 0 || v[0] == NvmlNative.PSTATE_UNKNOWN ? null : unsigned(v[0]);
+    }
+
+    @Override
+    public Long gpuUtilization() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::gpuUtilization);
+        }
+        int[] v = new int[2];
+        String n = "nvmlDeviceGetUtilizationRates";
+        return present(n, NvmlNative.nvmlDeviceGetUtilizationRates(begin(n), v)) ? unsigned(v[0]) : null;
+    }
+
+    @Override
     public Boolean nvlinkActive(int link) throws GpuCallException {
         if (!gpu.onWorker()) {
             return batch(() -> nvlinkActive(link));

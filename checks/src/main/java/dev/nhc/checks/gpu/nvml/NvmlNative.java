@@ -31,6 +31,9 @@ public final class NvmlNative {
     public static final int EVENT_DATA_SIZE = 32;
     public static final long EVENT_TYPE_XID_CRITICAL_ERROR = 0x8L;
 
+    /** nvmlPstates_t's NVML_PSTATE_UNKNOWN. */
+    public static final int PSTATE_UNKNOWN = 32;
+
     private static String bound;
 
     private NvmlNative() {
@@ -95,6 +98,12 @@ public final class NvmlNative {
     public static native int nvmlDeviceGetMaxPcieLinkWidth(long device, int[] value);
 
     public static native int nvmlDeviceGetPcieReplayCounter(long device, int[] value);
+
+    /** {@code pState}: nvmlPstates_t, 0 (P0) to 15, or 32 for unknown. */
+    public static native int nvmlDeviceGetPerformanceState(long device, int[] pState);
+
+    /** {@code utilization}: an nvmlUtilization_t, {uint gpu; uint memory} in percent, as an {@code int[2]}. */
+    public static native int nvmlDeviceGetUtilizationRates(long device, int[] utilization);
 
     public static native int nvmlDeviceGetNvLinkState(long device, int link, int[] isActive);
 

@@ -1,24 +1,23 @@
 package dev.nhc.checks.gpu.capture;
 
-import dev.nhc.checks.gpu.AllGpuProbes;
-import dev.nhc.checks.gpu.AllGpuProbes.Outcome;
 import dev.nhc.checks.gpu.FakeNvml;
+import dev.nhc.checks.gpu.GpuChecks;
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice.EccCounter;
 import dev.nhc.checks.gpu.GpuDevice.EccError;
 import dev.nhc.checks.gpu.GpuDevice.MemoryLocation;
 import dev.nhc.checks.gpu.GpuDevice.TemperatureThreshold;
-import dev.nhc.checks.gpu.GpuSource;
 import dev.nhc.checks.gpu.nvml.NvmlSessions;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
-import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Verdict;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,67 +36,12 @@ class NvidiaSmiQParserTest {
 
     /** One GPU block as driver 535 prints it (abridged to the sections nhc reads, plus a few it ignores). */
     static String gpu(String bus, String uuid, String remapPending, String powerDraw, String hwSlowdown) {
-        return "GPU " + bus + "\n"
-                + "    Product Name                          : NVIDIA A100-SXM4-80GB\n"
-                + "    Persistence Mode                      : Enabled\n"
-                + "    GPU UUID                              : " + uuid + "\n"
-                + "    PCI\n"
-                + "        Bus Id                            : " + bus + "\n"
-                + "        GPU Link Info\n"
-                + "            PCIe Generation\n"
-                + "                Max                       : 4\n"
-                + "                Current                   : 4\n"
-                + "                Host Max                  : N/A\n"
-                + "            Link Width\n"
-                + "                Max                       : 16x\n"
-                + "                Current                   : 16x\n"
-                + "        Replays Since Reset               : 0\n"
-                + "    Clocks Event Reasons\n"
-                + "        Idle                              : Active\n"
-                + "        HW Slowdown                       : " + hwSlowdown + "\n"
-                + "            HW Thermal Slowdown           : Not Active\n"
-                + "            HW Power Brake Slowdown       : " + hwSlowdown + "\n"
-                + "    ECC Mode\n"
-                + "        Current                           : Enabled\n"
-                + "        Pending                           : Enabled\n"
-                + "    ECC Errors\n"
-                + "        Volatile\n"
-                + "            SRAM Correctable              : 0\n"
-                + "            SRAM Uncorrectable Parity     : 0\n"
-                + "            SRAM Uncorrectable SEC-DED    : 0\n"
-                + "            DRAM Correctable              : 353\n"
-                + "            DRAM Uncorrectable            : 0\n"
-                + "        Aggregate\n"
-                + "            SRAM Correctable              : [N/A]\n"
-                + "            DRAM Correctable              : 353\n"
-                + "            DRAM Uncorrectable            : 0\n"
-                + "    Retired Pages\n"
-                + "        Single Bit ECC                    : N/A\n"
-                + "        Double Bit ECC                    : N/A\n"
-                + "        Pending Page Blacklist            : N/A\n"
-                + "    Remapped Rows\n"
-                + "        Correctable Error                 : 1\n"
-                + "        Uncorrectable Error               : 0\n"
-                + "        Pending                           : " + remapPending + "\n"
-                + "        Remapping Failure Occurred        : No\n"
-                + "    Temperature\n"
-                + "        GPU Current Temp                  : 25 C\n"
-                + "        GPU T.Limit Temp                  : N/A\n"
-                + "        GPU Shutdown Temp                 : 92 C\n"
-                + "        GPU Slowdown Temp                 : 89 C\n"
-                + "        GPU Max Operating Temp            : 85 C\n"
-                + "        Memory Current Temp               : 43 C\n"
-                + "        Memory Max Operating Temp         : 95 C\n"
-                + "    GPU Power Readings\n"
-                + "        Power Draw                        : " + powerDraw + "\n"
-                + "        Current Power Limit               : 500.00 W\n"
-                + "    Processes                             : None\n\n";
+        return SmiQText.gpu(bus, uuid).remapPending(remapPending).powerDraw(powerDraw)
+                .clockEvents("Active", hwSlowdown, "Not Active", hwSlowdown).text();
     }
 
     static String query(int attached, String... blocks) {
-        return "\n==============NVSMI LOG==============\n\nTimestamp                                 : Thu Nov 14 10:45:47 2024\n"
-                + "Driver Version                            : 555.42.02\n\nAttached GPUs                             : " + attached + "\n"
-                + String.join("", blocks);
+        return SmiQText.query(attached, blocks);
     }
 
     static final String UUID0 = "GPU-5269b708-678a-b1a8-60f0-c90406537486";
@@ -181,6 +125,65 @@ class NvidiaSmiQParserTest {
     }
 
     @Test
+    void readsThePerformanceStateAndUtilisationAndSaysWhenAStateIsGarbled() throws Exception {
+        GpuCapture c = NvidiaSmiQParser.parse("smi.txt", SmiQText.query(SmiQText.gpu("00000000:68:00.0", UUID0).busy("P8", "3 %"),
+                SmiQText.gpu("00000000:9E:00.0", UUID1).busy("N/A", "N/A")));
+
+        assertThat(c.gpus().get(0).performanceState()).isEqualTo(8L);
+        assertThat(c.gpus().get(0).gpuUtilization()).isEqualTo(3L);
+        assertThat(c.gpus().get(1).performanceState()).isNull();
+        assertThat(c.gpus().get(1).gpuUtilization()).isNull();
+
+        assertThatThrownBy(() -> NvidiaSmiQParser.parse("smi.txt", SmiQText.query(SmiQText.gpu("00000000:68:00.0", UUID0).busy("Turbo", "0 %"))))
+                .isInstanceOf(CaptureParseException.class)
+                .hasMessageContaining("line 23: expected a performance state P0 to P15 for 'Performance State', found 'Turbo'");
+    }
+
+    @Test
+    void eachGpuHoldsTheKindsOfDataItsBlockShows() throws Exception {
+        String q = query(2, "GPU 00000000:68:00.0\n    Retired Pages\n        Single Bit ECC                    : 0\n"
+                        + "        Double Bit ECC                    : 0\n        Pending Page Blacklist            : No\n",
+                "GPU 00000000:9E:00.0\n    Retired Pages\n        Single Bit ECC                    : 2\n"
+                        + "        Double Bit ECC                    : 0\n        Pending Page Blacklist            : No\n");
+
+        GpuCapture c = NvidiaSmiQParser.parse("retired.txt", q);
+
+        assertThat(c.provides()).containsExactly(GpuData.MEMORY_REPAIR);
+        assertThat(c.gpus()).allSatisfy(g -> {
+            assertThat(g.holds(GpuData.MEMORY_REPAIR)).isTrue();
+            assertThat(g.holds(GpuData.POWER)).isFalse();
+        });
+    }
+
+    @Test
+    void anNvlinkStatusOfOneGpuHoldsThatGpuAloneByItsOwnIndex() throws Exception {
+        GpuCapture seven = NvidiaSmiQParser.parse("nvlink-7.txt", "GPU 7: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-000000000007)\n"
+                + "\t Link 0: 26.562 GB/s\n\t Link 1: <inactive>\n");
+
+        assertThat(seven.gpus()).singleElement().satisfies(g -> {
+            assertThat(g.index()).isEqualTo(7);
+            assertThat(g.holds(GpuData.NVLINK)).isTrue();
+            assertThat(g.nvlinkActive(0)).isTrue();
+            assertThat(g.nvlinkActive(1)).isFalse();
+            assertThat(g.nvlinkActive(2)).isNull();
+        });
+
+        // merged with an nvidia-smi -q of GPUs 0 and 1, GPU 7 stays the only one with NVLink data, and it gains no inventory
+        GpuCapture q = NvidiaSmiQParser.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"),
+                gpu("00000000:9E:00.0", UUID1, "No", "59.77 W", "Not Active")));
+        GpuCapture both = q.merge(seven);
+        assertThat(both.gpus()).extracting(CapturedGpu::index).containsExactly(0, 1, 7);
+        assertThat(both.gpus().get(0).holds(GpuData.NVLINK)).isFalse();
+        assertThat(both.gpus().get(2).holds(GpuData.INVENTORY)).isFalse();
+
+        // NVML numbers GPUs by position: as a fake-NVML scenario, GPUs 0-6 are there with no values at all
+        List<?> scenarioGpus = (List<?>) FakeNvmlScenario.from(seven).get("gpus");
+        assertThat(scenarioGpus).hasSize(8);
+        assertThat(scenarioGpus.subList(0, 7)).allSatisfy(g -> assertThat((Map<?, ?>) g).isEmpty());
+        assertThat(((Map<?, ?>) scenarioGpus.get(7)).keySet()).extracting(Object::toString).contains("nvlinks");
+    }
+
+    @Test
     void nvlinkStatusOfTheSameNodeMergesByUuidAndAnInactiveLinkFails() throws Exception {
         GpuCapture q = NvidiaSmiQParser.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"),
                 gpu("00000000:9E:00.0", UUID1, "No", "59.77 W", "Not Active")));
@@ -192,9 +195,9 @@ class NvidiaSmiQParserTest {
         GpuCapture both = q.merge(links);
 
         assertThat(both.provides()).contains(GpuData.NVLINK, GpuData.INVENTORY);
-        Outcome o = AllGpuProbes.run(new TestProbeContext(root).service(GpuSource.class, new CaptureGpuSource(both)));
-        assertThat(o.skipped()).isEmpty();
-        assertThat(o.at(Severity.FAIL)).singleElement().satisfies(f -> {
+        Verdict v = GpuChecks.onCapture(root, both).run(GpuChecks.everyCheck("", ""));
+        assertThat(GpuChecks.skipped(v)).isEmpty();
+        assertThat(v.findings(Severity.FAIL)).singleElement().satisfies(f -> {
             assertThat(f.check()).isEqualTo("gpu.nvlink");
             assertThat(f.message()).isEqualTo("GPU 1 (0000:9e:00.0): NVLink 1 down (DCGM: NVLINK_DOWN)");
         });
@@ -207,19 +210,22 @@ class NvidiaSmiQParserTest {
     void aCaptureAsAFakeNvmlScenarioGetsTheSameVerdictThroughJna() throws Exception {
         GpuCapture c = NvidiaSmiQParser.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"),
                 gpu("00000000:9E:00.0", UUID1, "Yes", "N/A", "Active")));
+        String checks = GpuChecks.everyCheck("{ count: 2 }", "");
 
-        Outcome replayed = AllGpuProbes.run(new TestProbeContext(root).params(Map.of("count", 2L))
-                .service(GpuSource.class, new CaptureGpuSource(c)));
+        Verdict replayed = GpuChecks.onCapture(root.resolve("replay"), c).run(checks);
         FakeNvml.useRaw(FakeNvmlScenario.json(c));
-        Outcome live = AllGpuProbes.run(new TestProbeContext(root).params(Map.of("count", 2L)).setting("nvml_library", FakeNvml.library()));
+        Verdict live = GpuChecks.onFakeNvml(root.resolve("live")).run(checks);
 
-        assertThat(replayed.at(Severity.FAIL)).singleElement().satisfies(f -> {
-            assertThat(f.entity()).isEqualTo("GPU 1");
+        assertThat(replayed.findings(Severity.FAIL)).singleElement().satisfies(f -> {
+            assertThat(f.entity().label()).isEqualTo("GPU 1");
             assertThat(f.remedy()).isEqualTo(Remedy.RESET_GPU);
         });
+        // GPU 1's power cannot be read, and its clocks are cut by the power brake
+        assertThat(replayed.findings(Severity.WARN)).extracting(Finding::check).containsExactlyInAnyOrder("gpu.power", "gpu.thermal");
+        // the replay skips gpu.nvlink (no nvlink --status); live NVML answers NOT_SUPPORTED and it passes
+        assertThat(GpuChecks.skipped(replayed)).containsExactly("gpu.nvlink");
         assertThat(live.findings()).extracting(Finding::check, Finding::entity, Finding::severity, Finding::message)
                 .containsExactlyInAnyOrderElementsOf(replayed.findings().stream()
                         .map(f -> org.assertj.core.groups.Tuple.tuple(f.check(), f.entity(), f.severity(), f.message())).toList());
-        assertThat(replayed.at(Severity.WARN)).extracting(Finding::check).containsExactly("gpu.power");
     }
 }

@@ -1,15 +1,16 @@
 package dev.nhc.checks.gpu.capture;
 
-import dev.nhc.checks.gpu.AllGpuProbes;
-import dev.nhc.checks.gpu.AllGpuProbes.Outcome;
 import dev.nhc.checks.gpu.FakeNvml;
+import dev.nhc.checks.gpu.GpuChecks;
 import dev.nhc.checks.gpu.GpuData;
-import dev.nhc.checks.gpu.GpuSource;
 import dev.nhc.checks.gpu.nvml.NvmlSessions;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
-import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Verdict;
+import dev.nhc.probe.Probe;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -27,9 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Every shared nvidia-smi capture, judged twice: replayed straight from the parsed capture (what
- * {@code nhc replay} does), and turned into a fake-NVML scenario and read through the real JNA
- * binding. Both paths must reach the same verdict.
+ * Every shared nvidia-smi capture, judged twice as {@code nhc} judges it ({@link Pipeline}):
+ * replayed straight from the parsed capture (what {@code nhc replay} does), and turned into a
+ * fake-NVML scenario and read through the real JNA binding. Both paths must reach the same verdict.
  */
 @Tag("fixtures")
 class SharedCapturesTest {
@@ -44,99 +45,125 @@ class SharedCapturesTest {
         NvmlSessions.closeAll();
     }
 
-    private Outcome judge(Path_ path, Map<String, Object> params, String... files) throws Exception {
+    private static final Map<String, GpuData> KIND = Map.of("gpu.inventory", GpuData.INVENTORY, "gpu.ecc", GpuData.ECC,
+            "gpu.memory-repair", GpuData.MEMORY_REPAIR, "gpu.pcie", GpuData.PCIE, "gpu.nvlink", GpuData.NVLINK,
+            "gpu.thermal", GpuData.THERMAL, "gpu.power", GpuData.POWER);
+
+    private static GpuCapture capture(String... files) throws Exception {
         GpuCapture capture = null;
         for (String f : files) {
             GpuCapture c = NvidiaSmiQParser.parse(Fixtures.nvidiaSmi(f));
             capture = capture == null ? c : capture.merge(c);
         }
-        TestProbeContext ctx = new TestProbeContext(root).params(params);
-        if (path == Path_.REPLAY) {
-            ctx.service(GpuSource.class, new CaptureGpuSource(capture));
-        } else {
-            FakeNvml.useRaw(FakeNvmlScenario.json(capture));
-            ctx.setting("nvml_library", FakeNvml.library());
-        }
-        Outcome o = AllGpuProbes.run(ctx);
-        if (path == Path_.FAKE_NVML) {
-            // NVML answers NOT_SUPPORTED for what a partial capture lacks (e.g. power in a -d PAGE_RETIREMENT
-            // capture); the replay skips those checks instead, so compare the checks the capture has data for.
-            GpuCapture c = capture;
-            o = new Outcome(o.findings().stream().filter(f -> c.provides().contains(KIND.get(f.check()))).toList(), o.skipped());
-        }
-        return o;
+        return capture;
     }
 
-    private static final Map<String, GpuData> KIND = Map.of("gpu.inventory", GpuData.INVENTORY, "gpu.ecc", GpuData.ECC,
-            "gpu.memory-repair", GpuData.MEMORY_REPAIR, "gpu.pcie", GpuData.PCIE, "gpu.nvlink", GpuData.NVLINK,
-            "gpu.thermal", GpuData.THERMAL, "gpu.power", GpuData.POWER);
+    /**
+     * Every GPU check, named as its probe. Through the fake NVML only the checks whose data the
+     * capture holds: NVML answers NOT_SUPPORTED for the rest (e.g. power in a -d PAGE_RETIREMENT
+     * capture), where the replay skips them.
+     */
+    private Verdict judge(Path_ path, String inventoryWith, String nvlinkWith, String... files) throws Exception {
+        GpuCapture capture = capture(files);
+        if (path == Path_.REPLAY) {
+            return GpuChecks.onCapture(root, capture).run(GpuChecks.everyCheck(inventoryWith, nvlinkWith));
+        }
+        StringBuilder checks = new StringBuilder();
+        for (Probe p : GpuChecks.probes()) {
+            String name = p.spec().name();
+            if (capture.provides().contains(KIND.get(name))) {
+                checks.append(GpuChecks.check(name, name.equals("gpu.inventory") ? inventoryWith : name.equals("gpu.nvlink") ? nvlinkWith : ""));
+            }
+        }
+        FakeNvml.useRaw(FakeNvmlScenario.json(capture));
+        return GpuChecks.onFakeNvml(root).run(checks.toString());
+    }
 
     @ParameterizedTest
     @EnumSource(Path_.class)
-    void theHealthyEightH100sPass(Path_ path) throws Exception {
-        Outcome o = judge(path, Map.of("count", 8L, "model", "H100"), "gpud-nvidia-smi-query.535.161.08.out.0.valid.txt");
+    void theEightH100sWarnOnlyForTheHwPowerBrakeEachOfThemShows(Path_ path) throws Exception {
+        Verdict v = judge(path, "{ count: 8, model: H100 }", "", "gpud-nvidia-smi-query.535.161.08.out.0.valid.txt");
 
-        assertThat(o.findings()).isEmpty();
-        assertThat(o.severity()).isEqualTo(Severity.PASS);
+        // issue 12: every GPU of this capture has 'HW Slowdown: Active' / 'HW Power Brake Slowdown: Active'; one sample is enough
+        assertThat(v.severity()).isEqualTo(Severity.WARN);
+        assertThat(v.findings()).hasSize(8).allSatisfy(f -> {
+            assertThat(f.check()).isEqualTo("gpu.thermal");
+            assertThat(f.severity()).isEqualTo(Severity.WARN);
+            assertThat(f.message()).endsWith("): clocks cut by HW slowdown (HW power brake); check the cooling and the power supply");
+        });
+        assertThat(v.findings().get(0).message()).startsWith("GPU 0 (0000:19:00.0): ");
         if (path == Path_.REPLAY) {
-            assertThat(o.skipped()).containsExactly("gpu.nvlink");   // nvidia-smi -q shows no link states
+            assertThat(GpuChecks.skipped(v)).containsExactly("gpu.nvlink");   // nvidia-smi -q shows no link states
         }
     }
 
     @ParameterizedTest
     @EnumSource(Path_.class)
     void theA100WithAPendingRowRemapFailsWithResetGpuNamingThatGpu(Path_ path) throws Exception {
-        Outcome o = judge(path, Map.of("count", 4L), "thamada-A100SXMx4-nvidia-smi-q.txt");
+        Verdict v = judge(path, "{ count: 4, model: A100 }", "", "thamada-A100SXMx4-nvidia-smi-q.txt");
 
-        assertThat(o.at(Severity.FAIL)).singleElement().satisfies(f -> {
+        assertThat(v.findings()).singleElement().satisfies(f -> {
+            assertThat(f.severity()).isEqualTo(Severity.FAIL);
             assertThat(f.check()).isEqualTo("gpu.memory-repair");
-            assertThat(f.entity()).isEqualTo("GPU 1");
+            assertThat(f.entity()).isEqualTo(Entity.gpu(1, "0000:9e:00.0"));
             assertThat(f.remedy()).isEqualTo(Remedy.RESET_GPU);
             assertThat(f.message()).startsWith("GPU 1 (0000:9e:00.0): a row remap is pending");
         });
-        assertThat(o.severity()).isEqualTo(Severity.FAIL);
+        assertThat(v.severity()).isEqualTo(Severity.FAIL);
     }
 
     @ParameterizedTest
     @EnumSource(Path_.class)
     void thePageRetirementCaptureWithDbe5Fails(Path_ path) throws Exception {
-        Outcome o = judge(path, Map.of(), "azurehpc-bad_nvsmi8_output.txt");
+        Verdict v = judge(path, "", "", "azurehpc-bad_nvsmi8_output.txt");
 
-        List<Finding> fails = o.at(Severity.FAIL);
+        List<Finding> fails = v.findings(Severity.FAIL);
         // 60+5, 2+61, 20+45 and 8+56 retired pages reach DCGM's limit of 63; GPU 3 only has a retirement pending
         assertThat(fails).extracting(f -> f.entity().label()).containsExactlyInAnyOrder("GPU 0", "GPU 1", "GPU 5", "GPU 7");
         Finding gpu0 = fails.stream().filter(f -> f.entity().label().equals("GPU 0")).findFirst().orElseThrow();
         assertThat(gpu0.message()).isEqualTo("GPU 0 (0001:00:00.0): 65 retired pages, at the limit of 63 (DCGM: RETIRED_PAGES_LIMIT)");
-        assertThat(o.at(Severity.WARN)).extracting(f -> f.entity().label()).containsExactly("GPU 3");
+        assertThat(v.findings(Severity.WARN)).extracting(f -> f.entity().label()).containsExactly("GPU 3");
         if (path == Path_.REPLAY) {
-            assertThat(o.skipped()).containsExactlyInAnyOrder("gpu.inventory", "gpu.ecc", "gpu.pcie", "gpu.nvlink", "gpu.thermal", "gpu.power");
+            assertThat(GpuChecks.skipped(v)).containsExactlyInAnyOrder("gpu.inventory", "gpu.ecc", "gpu.pcie", "gpu.nvlink", "gpu.thermal", "gpu.power");
         }
     }
 
     @ParameterizedTest
     @EnumSource(Path_.class)
     void thePageRetirementCaptureWithNothingRetiredPasses(Path_ path) throws Exception {
-        Outcome o = judge(path, Map.of(), "azurehpc-orig_nvsmi8_output.txt");
-
-        assertThat(o.findings()).isEmpty();
+        assertThat(judge(path, "", "", "azurehpc-orig_nvsmi8_output.txt").findings()).isEmpty();
     }
 
     @ParameterizedTest
     @EnumSource(Path_.class)
     void nvlinkStatusWithAllLinksUpPassesAndAllInactiveFails(Path_ path) throws Exception {
-        assertThat(judge(path, Map.of(), "gpud-nvlink-status-a100.txt").findings()).isEmpty();
-        assertThat(judge(path, Map.of(), "azurehpc-good_nvlink_status.txt").findings()).isEmpty();
+        assertThat(judge(path, "", "", "gpud-nvlink-status-a100.txt").findings()).isEmpty();
+        assertThat(judge(path, "", "", "azurehpc-good_nvlink_status.txt").findings()).isEmpty();
 
-        Outcome bad = judge(path, Map.of(), "azurehpc-bad_nvlink_status.txt");
-        assertThat(bad.at(Severity.FAIL)).singleElement().satisfies(f -> {
+        Verdict bad = judge(path, "", "", "azurehpc-bad_nvlink_status.txt");
+        assertThat(bad.findings(Severity.FAIL)).singleElement().satisfies(f -> {
             assertThat(f.check()).isEqualTo("gpu.nvlink");
-            assertThat(f.entity()).isEqualTo("GPU 6");
+            assertThat(f.entity().label()).isEqualTo("GPU 6");
         });
     }
 
     @Test
-    void capturesOfDifferentNodesAreNotMixed() throws Exception {
-        assertThatThrownBy(() -> judge(Path_.REPLAY, Map.of(), "thamada-A100SXMx4-nvidia-smi-q.txt", "gpud-nvlink-status-a100.txt"))
+    void theNvlinkStatusOfGpu6AloneIsJudgedAsGpu6AloneNotSevenGpus() throws Exception {
+        // issue 12: a capture holding one GPU must not invent GPUs 0-5, which an expected link count would fail
+        Verdict v = judge(Path_.REPLAY, "{ count: 8 }", "{ expected_links: 12 }", "azurehpc-bad_nvlink_status.txt");
+
+        assertThat(Pipeline.result(v, "gpu.nvlink").observations()).extracting(o -> o.entity().label()).containsExactly("GPU 6");
+        assertThat(v.findings()).singleElement().satisfies(f -> {
+            assertThat(f.entity().label()).isEqualTo("GPU 6");
+            assertThat(f.severity()).isEqualTo(Severity.FAIL);
+            assertThat(f.message()).isEqualTo("GPU 6: NVLink 0 down (DCGM: NVLINK_DOWN)");
+        });
+        assertThat(GpuChecks.skipped(v)).contains("gpu.inventory");
+    }
+
+    @Test
+    void capturesOfDifferentNodesAreNotMixed() {
+        assertThatThrownBy(() -> capture("thamada-A100SXMx4-nvidia-smi-q.txt", "gpud-nvlink-status-a100.txt"))
                 .isInstanceOf(CaptureParseException.class)
                 .hasMessageContaining("GPU 0 is GPU-")
                 .hasMessageContaining("the captures are of different nodes");

@@ -1,5 +1,7 @@
 package dev.nhc.cli;
 
+import dev.nhc.daemon.DaemonClient;
+import dev.nhc.daemon.DaemonSettings;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.run.RunLock;
 import dev.nhc.engine.state.StateStore;
@@ -48,6 +50,9 @@ final class ClearCommand implements Callable<Integer> {
         try {
             Optional<RunLock> lock = RunLock.tryAcquire(dir, holder);
             if (lock.isEmpty()) {
+                if (RunLock.heldByDaemon(holder[0])) {
+                    return clearThroughTheDaemon(plan, holder[0]);
+                }
                 System.err.println("nhc: a run is in progress (" + holder[0] + "); try again when it has finished");
                 return ExitCodes.INTERNAL;
             }
@@ -67,5 +72,28 @@ final class ClearCommand implements Callable<Integer> {
             return ExitCodes.INTERNAL;
         }
         return ExitCodes.OK;
+    }
+
+    /** The daemon holds the node's state: it forgets what these checks remember itself and runs them again. */
+    private int clearThroughTheDaemon(Plan plan, String holder) {
+        Path socket = DaemonSettings.of(plan).socket();
+        if (socket == null) {
+            System.err.println("nhc: nhc " + holder + " holds the state and has no socket (daemon.socket) to ask; "
+                    + "stop it, clear, and start it again");
+            return ExitCodes.INTERNAL;
+        }
+        try {
+            DaemonClient.Reply r = DaemonClient.clear(socket, checks);
+            if (!r.ok()) {
+                System.err.println("nhc: the daemon (" + socket + ") did not clear: " + r.text());
+                return ExitCodes.INTERNAL;
+            }
+            System.out.print(r.text());
+            return r.exitCode();
+        } catch (IOException e) {
+            System.err.println("nhc: nhc " + holder + " holds the state but does not answer on " + socket + " (" + e.getMessage()
+                    + "); stop it, clear, and start it again");
+            return ExitCodes.INTERNAL;
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.nhc.cli;
 
 import dev.nhc.cli.logging.Logging;
 import dev.nhc.engine.action.VerdictAction;
+import dev.nhc.daemon.DaemonSettings;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.model.Verdict;
 import dev.nhc.engine.report.JsonReport;
@@ -99,7 +100,13 @@ final class RunCommand implements Callable<Integer> {
             return ExitCodes.INTERNAL;
         }
         if (lock.isEmpty()) {
-            System.err.println("nhc: another run is in progress on " + node + " (" + holder[0] + "); this run does nothing");
+            if (RunLock.heldByDaemon(holder[0])) {
+                // The daemon judges and acts for this node; its verdict is on daemon.metrics_listen (/v1/verdict).
+                System.err.println("nhc: nhc " + holder[0] + " holds " + node + "'s state and acts for it; this run does nothing"
+                        + " (its verdict: curl -s http://" + DaemonSettings.of(plan).metricsListen() + "/v1/verdict)");
+            } else {
+                System.err.println("nhc: another run is in progress on " + node + " (" + holder[0] + "); this run does nothing");
+            }
             return ExitCodes.OK;
         }
         try (RunLock held = lock.get()) {

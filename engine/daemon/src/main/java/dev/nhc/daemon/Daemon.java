@@ -345,7 +345,17 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         VerdictSocket vs = null;
         if (ds.socket() != null) {
             try {
-                vs = new VerdictSocket(ds.socket(), this::socketAnswer);
+                vs = new VerdictSocket(ds.socket(), new VerdictSocket.Handler() {
+                    @Override
+                    public VerdictSocket.Answer verdict(String configFile) {
+                        return socketAnswer(configFile);
+                    }
+
+                    @Override
+                    public VerdictSocket.Answer clear(List<String> checks) {
+                        return Daemon.this.clear(checks);
+                    }
+                });
             } catch (IOException e) {
                 st.close();
                 throw e;
@@ -649,6 +659,44 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             notes.addAll(p.problems());
         }
         return VerdictSocket.Answer.of(policy.exitCode(v.severity(), false), v, notes);
+    }
+
+    /**
+     * {@code nhc clear CHECK...} while the daemon holds the state: forgets what those checks
+     * remember (latched events, counters, {@code for:} streaks, the last scheduled result) and runs
+     * them again at once.
+     */
+    VerdictSocket.Answer clear(List<String> checks) {
+        Generation gen = current;
+        if (gen == null) {
+            return VerdictSocket.Answer.unavailable("the daemon is starting");
+        }
+        for (String name : checks) {
+            if (!gen.slots.containsKey(name)) {
+                return VerdictSocket.Answer.text(SeverityPolicy.EXIT_INVALID, "no check " + name + " in " + gen.plan.config().file() + "\n");
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        synchronized (gen.state) {
+            for (String name : checks) {
+                Slot s = gen.slots.get(name);
+                s.check.probe().clear(gen.state.section("check." + name));
+                gen.state.section("rules." + name).clear();
+                gen.state.section("schedule").remove("last_run." + name);
+                gen.state.section("schedule").remove("last_findings." + name);
+                out.append("cleared ").append(name).append(" (the daemon runs it again now)\n");
+            }
+            try {
+                gen.state.flush();
+            } catch (IOException e) {
+                out.append("could not save state in ").append(gen.state.dir()).append(": ").append(e.getMessage()).append('\n');
+            }
+        }
+        log("cleared " + String.join(", ", checks) + " on request");
+        for (String name : checks) {
+            launch(gen.slots.get(name), false);
+        }
+        return VerdictSocket.Answer.text(SeverityPolicy.EXIT_OK, out.toString());
     }
 
     /** Why the verdict is stale (a check's latest result older than two of its intervals, or none yet), or null. */

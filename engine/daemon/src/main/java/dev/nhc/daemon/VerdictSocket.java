@@ -22,14 +22,14 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 /**
  * The daemon's verdict for {@code bin/nhc-slurm}, on a UNIX socket only its owner (root) can
  * reach: slurmd's health check then costs a connect and a read instead of a JVM start. One request
  * line, {@code verdict CONFIG_FILE}; the answer is {@code ok EXIT} and the report, or
  * {@code unavailable REASON} (another config, no verdict yet, a stale one), on which the client
- * runs the one-shot check itself. Each connection gets at most {@link #CLIENT_LIMIT_MS} ms.
+ * runs the one-shot check itself. {@code clear CHECK...} is {@code nhc clear} while the daemon holds
+ * the node's state. Each connection gets at most {@link #CLIENT_LIMIT_MS} ms.
  */
 final class VerdictSocket implements AutoCloseable {
     static final int CLIENT_LIMIT_MS = 2000;
@@ -45,6 +45,10 @@ final class VerdictSocket implements AutoCloseable {
             return new Answer(true, exitCode, TextReport.render(verdict, false, notes));
         }
 
+        static Answer text(int exitCode, String text) {
+            return new Answer(true, exitCode, text);
+        }
+
         byte[] bytes() {
             String head = ok ? "ok " + exitCode + "\n" : "unavailable " + text + "\n";
             return (ok ? head + text : head).getBytes(StandardCharsets.UTF_8);
@@ -53,14 +57,21 @@ final class VerdictSocket implements AutoCloseable {
 
     private final Path path;
     private final ServerSocketChannel server;
-    private final Function<String, Answer> answer;
+    private final Handler answer;
+
+    /** What the daemon answers to each request. */
+    interface Handler {
+        Answer verdict(String configFile);
+
+        Answer clear(List<String> checks);
+    }
     private final ExecutorService handlers;
     private final ScheduledExecutorService watchdog;
     private final Thread acceptor;
     private volatile boolean closed;
 
     /** Binds {@code path} (its directory is created owner-only; a stale socket there is replaced, anything else refused). */
-    VerdictSocket(Path path, Function<String, Answer> answer) throws IOException {
+    VerdictSocket(Path path, Handler answer) throws IOException {
         this.path = path;
         this.answer = answer;
         Path dir = path.getParent();
@@ -143,10 +154,12 @@ final class VerdictSocket implements AutoCloseable {
         try {
             String request = readLine(c);
             Answer a;
-            if (request == null || !request.startsWith("verdict")) {
-                a = Answer.unavailable("unknown request; send 'verdict CONFIG_FILE'");
+            if (request != null && request.startsWith("verdict")) {
+                a = answer.verdict(request.substring("verdict".length()).strip());
+            } else if (request != null && request.startsWith("clear ")) {
+                a = answer.clear(List.of(request.substring("clear ".length()).strip().split("\\s+")));
             } else {
-                a = answer.apply(request.substring("verdict".length()).strip());
+                a = Answer.unavailable("unknown request; send 'verdict CONFIG_FILE' or 'clear CHECK...'");
             }
             ByteBuffer out = ByteBuffer.wrap(a.bytes());
             while (out.hasRemaining()) {

@@ -92,8 +92,21 @@ class DaemonTest {
         }
     }
 
+    /** Latches: once its check answered fail, it stays failing until its state is cleared. */
+    private ProbeResult latching(ProbeContext ctx) {
+        ProbeResult r = behave(ctx, Entity.NODE);
+        if ("fail".equals(r.observations().get(0).get("severity"))) {
+            ctx.state().put("latched", true);
+        }
+        if (Boolean.TRUE.equals(ctx.state().get("latched"))) {
+            return ProbeResult.of(Observation.of(Entity.NODE).put("severity", "fail").put("message", "latched").build());
+        }
+        return r;
+    }
+
     private List<Probe> probes() {
         return List.of(new ScriptedProbe("test.fast", false, ctx -> behave(ctx, Entity.NODE)),
+                new ScriptedProbe("test.latch", false, this::latching),
                 new ScriptedProbe("test.slow", false, ctx -> behave(ctx, Entity.NODE)),
                 new ScriptedProbe("gpu.test", true, ctx -> behave(ctx, Entity.gpu(2, "0000:3b:00.0")), Tags.GPU, Tags.NVML));
     }
@@ -397,6 +410,25 @@ class DaemonTest {
         assertEquals(0600, (Integer) Files.getAttribute(socket, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS) & 0777);
         String other = SocketClient.ask(socket, "verdict " + dir.resolve("other.yaml"));
         assertTrue(other.startsWith("unavailable the daemon runs "), other);
+    }
+
+    @Test
+    void nhcClearGoesThroughTheDaemonWhichForgetsTheLatchAndRunsTheCheckAgain() throws Exception {
+        answer.put("xid", Severity.FAIL);
+        Path file = write("nhc.yaml", config("  - { name: xid, use: test.latch, every: 1h }\n"));
+        Daemon d = start(file);
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null && d.verdict().severity() == Severity.FAIL);
+        answer.put("xid", Severity.PASS);
+        d.recheckAll();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("xid") >= 2);
+        assertEquals("latched", d.verdict().findings().get(0).message(), "the fault stays latched after the cause went");
+
+        DaemonClient.Reply r = DaemonClient.clear(dir.resolve("run/nhc.sock"), List.of("xid"));
+        assertTrue(r.ok(), r.text());
+        assertEquals(0, r.exitCode());
+        assertTrue(r.text().contains("cleared xid"), r.text());
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict().severity() == Severity.PASS);
+        assertEquals(2, DaemonClient.clear(dir.resolve("run/nhc.sock"), List.of("nope")).exitCode(), "an unknown check");
     }
 
     @Test

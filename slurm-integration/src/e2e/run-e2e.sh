@@ -38,7 +38,7 @@ chmod 755 "$S"   # munged refuses a socket below a directory others cannot enter
 LOG=$S/e2e.log
 T0=$(date +%s%N)
 FAILED=0
-PIDS_MUNGED= PID_SLURMCTLD= PID_SLURMD=
+PIDS_MUNGED= PID_SLURMCTLD= PID_SLURMD= PID_DAEMON=
 CREATED_POLICY=
 ETC_NHC_BACKUP=
 ETC_NHC_OURS=
@@ -81,6 +81,7 @@ wait_until() {
 TIMINGS=()
 # timing LABEL MS: one line of the summary printed at the end (cause → sinfo showing the change)
 timing() { TIMINGS+=("$(printf '%-58s %s' "$1" "$(secs "$2")")"); }
+timing_ms() { TIMINGS+=("$(printf '%-58s %d ms' "$1" "$2")"); }
 secs() { printf '%d.%01d s' $(($1 / 1000)) $((($1 % 1000) / 100)); }
 
 state_is() { [ "$(node_state | cut -d'|' -f1)" = "$1" ]; }
@@ -128,6 +129,7 @@ cleanup() {
     local rc=$?
     set +e
     log "teardown"
+    stop_pid "nhc daemon" "$PID_DAEMON"
     stop_health_checks
     stop_pid slurmd "$PID_SLURMD"
     stop_pid slurmctld "$PID_SLURMCTLD"
@@ -137,6 +139,7 @@ cleanup() {
         if [ -n "$ETC_NHC_BACKUP" ]; then mv "$ETC_NHC_BACKUP" /etc/nhc; fi
     fi
     [ -n "$CREATED_POLICY" ] && rm -f /usr/sbin/policy-rc.d
+    rm -f /run/nhc/nhc.sock
     if [ "$FAILED" -gt 0 ] || [ "$rc" -ne 0 ]; then
         log "e2e FAILED ($FAILED failed assertion(s), exit $rc); logs kept in $S/log, nhc log below"
         tail -n 40 "$S/log/nhc.log" 2>/dev/null | sed 's/^/  nhc.log: /'
@@ -234,18 +237,29 @@ EOF
     mv "$S/fake-nvml/scenario.json.tmp" "$S/fake-nvml/scenario.json"
 }
 
-# write_config MAX_DRAINED_FRACTION: the config slurmd's nhc-slurm reads. "cause" drains, "hwcause" fails,
-# a lost GPU in the fake NVML's scenario fails.
+# write_config MAX_DRAINED_FRACTION [daemon]: the config slurmd's nhc-slurm reads. "cause" drains, "hwcause"
+# fails, a lost GPU in the fake NVML's scenario fails; with "daemon", also the daemon's section and a gpu.xid
+# check (NVML XID events reach it through the daemon; its kernel log is a file the test writes).
 write_config() {
+    local daemon_part= xid_part=
+    if [ "${2:-}" = daemon ]; then
+        daemon_part="daemon:
+  metrics_listen: 127.0.0.1:19464"
+        xid_part="  - name: xid
+    use: gpu.xid
+    with: { log: $S/kern.log, since_boot: false }"
+    fi
     cat > /etc/nhc/nhc.yaml.tmp <<EOF
 nhc: 1
 settings:
   deadline: 45s
   check_timeout: 35s
+  interval: 5s
   state_dir: $S/nhc-state
   log_file: $S/log/nhc.log
   log_level: info
   nvml_library: $S/fake-nvml/libnvidia-ml.so.1
+$daemon_part
 slurm:
   slurm_conf: $S/etc/slurm.conf
   failure_state: drain
@@ -268,6 +282,7 @@ checks:
   - name: gpu
     use: gpu.inventory
     with: { count: 2 }
+$xid_part
 EOF
     chmod 644 /etc/nhc/nhc.yaml.tmp
     mv /etc/nhc/nhc.yaml.tmp /etc/nhc/nhc.yaml
@@ -554,6 +569,117 @@ scenario_circuit_breaker() {
     wait_until 40 "node idle again" state_is idle && pass "resumed" || fail "not resumed: $(node_state)"
 }
 
+# ---- nhc daemon as the core for Slurm ------------------------------------------------------------
+
+# set_interval N: HealthCheckInterval=N, applied by slurmctld and slurmd.
+set_interval() {
+    sed -i "s/^HealthCheckInterval=.*/HealthCheckInterval=$1/" "$S/etc/slurm.conf"
+    scontrol reconfigure || fail "scontrol reconfigure failed"
+    log "HealthCheckInterval=$1"
+}
+
+start_daemon() {
+    : > "$S/events"
+    # NHC_CDS=off: the launcher execs java, so SIGKILL/SIGTERM reach the JVM itself.
+    (NHC_FAKE_NVML_EVENTS=$S/events NHC_CDS=off exec "$APP/bin/nhc" daemon -c /etc/nhc/nhc.yaml >>"$S/log/daemon.out" 2>&1) &
+    PID_DAEMON=$!
+    wait_until 60 "the daemon's verdict socket" test -S /run/nhc/nhc.sock || { fail "no daemon socket"; cat "$S/log/daemon.out"; return 1; }
+    wait_until 60 "the daemon's first verdict" curl -sf http://127.0.0.1:19464/v1/verdict || { fail "no daemon verdict"; return 1; }
+    log "nhc daemon up (pid $PID_DAEMON): $(grep -m1 'started on' "$S/log/daemon.out")"
+}
+
+# fast_wait_ms LIMIT_MS PATTERN: polls sinfo every 50 ms until its "%T|%E" matches; prints the ms waited.
+fast_wait_ms() {
+    local limit=$1 pattern=$2 start; start=$(now_ms)
+    while [ $(( $(now_ms) - start )) -lt "$limit" ]; do
+        if node_state | grep -Eq "$pattern"; then echo $(( $(now_ms) - start )); return 0; fi
+        sleep 0.05
+    done
+    return 1
+}
+
+median() { sort -n | awk '{a[NR]=$1} END { if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2) }'; }
+
+# rpc_count NAME: the calls of that type since `sdiag -r` (0 when sdiag lists none)
+rpc_count() { sdiag 2>/dev/null | awk -v t="$1" '$1 == t { for (i = 1; i <= NF; i++) if ($i ~ /^count:/) { sub("count:", "", $i); n += $i } } END { print n + 0 }'; }
+
+scenario_daemon() {
+    log "=== 6. nhc daemon with a slurm: section holds the node: a fatal XID from NVML events FAILs it within a second"
+    write_config 0.5 daemon
+    : > "$S/kern.log"; chmod 644 "$S/kern.log"
+    set_interval 5
+    start_daemon || return
+    wait_until 30 "node idle with the daemon up" state_is idle || { fail "not idle: $(node_state)"; return; }
+    local i ms times=()
+    for i in 1 2 3 4 5; do
+        echo "gpu=1 xid=79" >> "$S/events"
+        if ms=$(fast_wait_ms 10000 '^(fail|failing)\|NHC: xid: '); then
+            times+=("$ms")
+            log "XID 79 #$i (NVML event) -> sinfo '$(node_state)' after ${ms} ms"
+        else
+            fail "XID 79 #$i did not FAIL the node within 10 s: $(node_state)"; break
+        fi
+        "$APP/bin/nhc" clear -c /etc/nhc/nhc.yaml xid >>"$S/log/clear.out" 2>&1 || fail "nhc clear through the daemon failed: $(tail -1 "$S/log/clear.out")"
+        wait_until 20 "node idle after nhc clear" state_is idle || { fail "not resumed after clear: $(node_state)"; break; }
+    done
+    if [ ${#times[@]} -eq 5 ]; then
+        local med; med=$(printf '%s\n' "${times[@]}" | median)
+        timing_ms "daemon: fatal XID (NVML event) -> sinfo fail, median of 5" "$med"
+        log "XID -> FAIL times (ms): ${times[*]}; median $med ms"
+        if [ "$med" -le 1000 ]; then pass "median ${med} ms from NVML XID event to sinfo showing FAIL (target <= 1000 ms)"; else fail "median ${med} ms from XID to FAIL, above 1 s"; fi
+    fi
+
+    log "=== 7. nhc-slurm answers slurmd from the daemon: a socket read, no JVM"
+    local out rc t0 runs_ms=()
+    for i in $(seq 1 21); do
+        t0=$(date +%s%N)
+        out=$(env -i SLURMD_NODENAME="$NODE" "$APP/bin/nhc-slurm" 2>&1); rc=$?
+        runs_ms+=($(( ($(date +%s%N) - t0) / 1000000 )))
+    done
+    local med_daemon; med_daemon=$(printf '%s\n' "${runs_ms[@]}" | median)
+    timing_ms "nhc-slurm with the daemon up, median of 21" "$med_daemon"
+    if [ "$rc" -eq 0 ] && echo "$out" | grep -q "PASS"; then pass "nhc-slurm answered from the daemon (exit 0, '$(echo "$out" | tail -1)') in a median ${med_daemon} ms"; else fail "nhc-slurm with the daemon: exit $rc: $out"; fi
+
+    log "=== 8. zero slurmctld RPCs from nhc on healthy runs (HealthCheckInterval=5, 60 s, daemon up)"
+    sdiag -r >/dev/null 2>&1 || fail "sdiag -r failed"
+    local before; before=$(runs)
+    sleep 60   # nothing in this script may ask slurmctld now: its own sinfo calls would count
+    local node_info part_info single
+    node_info=$(rpc_count REQUEST_NODE_INFO); single=$(rpc_count REQUEST_NODE_INFO_SINGLE); part_info=$(rpc_count REQUEST_PARTITION_INFO)
+    log "sdiag after 60 s: REQUEST_NODE_INFO=$node_info REQUEST_NODE_INFO_SINGLE=$single REQUEST_PARTITION_INFO=$part_info; checks run by the daemon meanwhile: $(( $(runs) - before ))"
+    if [ "$node_info" -eq 0 ] && [ "$single" -eq 0 ] && [ "$part_info" -eq 0 ]; then pass "no node or partition queries in 60 s of healthy runs"; else fail "slurmctld was asked about nodes/partitions on healthy runs"; fi
+
+    log "=== 9. an admin's drain stays while the daemon's checks fail"
+    scontrol update NodeName="$NODE" State=DRAIN Reason="maintenance" || { fail "admin drain failed"; return; }
+    touch "$S/cause"
+    sleep 12
+    if [ "$(node_state)" = "drained|maintenance" ]; then pass "with the daemon's check failing, still: $(node_state)"; else fail "the daemon changed an admin's drain: $(node_state)"; fi
+    rm -f "$S/cause"
+    scontrol update NodeName="$NODE" State=RESUME
+    wait_until 20 "node idle" state_is idle || fail "admin resume did not take"
+
+    log "=== 10. the daemon dies: the one-shot check takes over on slurmd's next run"
+    kill -KILL "$PID_DAEMON"; wait "$PID_DAEMON" 2>/dev/null; PID_DAEMON=
+    local t; touch "$S/cause"; t=$(now_ms)
+    if wait_until 40 "the one-shot run to drain the node" state_matches '^drained\|NHC: e2e-cause: cause file present$'; then
+        timing "daemon killed, cause created -> one-shot drained" $(( $(now_ms) - t ))
+        pass "with the daemon gone, nhc-slurm's own run drained the node: $(node_state)"
+    else
+        fail "no one-shot drain after the daemon died: $(node_state)"
+    fi
+    rm -f "$S/cause"
+    wait_until 40 "node idle again" state_is idle && pass "resumed by the one-shot run" || fail "not resumed: $(node_state)"
+    local one_ms=()
+    for i in 1 2 3 4 5; do
+        t0=$(date +%s%N)
+        env -i SLURMD_NODENAME="$NODE" "$APP/bin/nhc-slurm" >/dev/null 2>&1
+        one_ms+=($(( ($(date +%s%N) - t0) / 1000000 )))
+    done
+    local med_one; med_one=$(printf '%s\n' "${one_ms[@]}" | median)
+    timing_ms "nhc-slurm one-shot (no daemon), median of 5" "$med_one"
+    log "nhc-slurm: daemon up ${med_daemon} ms vs one-shot ${med_one} ms (medians)"
+}
+
 # ---- main ----------------------------------------------------------------------------------------
 
 log "nhc Slurm e2e: app $APP, node $NODE, scratch $S"
@@ -566,6 +692,7 @@ scenario_gpu_lost
 scenario_admin_drain
 scenario_slurmctld_down
 scenario_circuit_breaker
-log "transition timings (cause -> what sinfo/nhc showed; HealthCheckInterval=10):"
+scenario_daemon
+log "transition timings (cause -> what sinfo/nhc showed; HealthCheckInterval=10, 5 in the daemon scenarios):"
 for line in "${TIMINGS[@]}"; do log "  $line"; done
 log "nhc runs seen: $(runs); health checks that failed (rc 1) per slurmd.log: $(grep -c 'health_check failed' "$S/log/slurmd.log")"

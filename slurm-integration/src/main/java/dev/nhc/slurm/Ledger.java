@@ -13,14 +13,24 @@ import java.time.Instant;
  */
 final class Ledger {
     private final StateSection s;
+    private final boolean missing;
 
     Ledger(StateSection s, String node) {
         this.s = s;
+        this.missing = s.getString("node") == null || !node.equals(s.getString("node"));
         if (s.getString("node") != null && !node.equals(s.getString("node"))) {
             // The state directory moved to another node (image cloned): the old node's record means nothing here.
             s.clear();
         }
         s.put("node", node);
+    }
+
+    /**
+     * Whether there was no record for this node before this run: a first run, or a state file that
+     * was lost or could not be written. nhc then cannot know what it did, and asks Slurm.
+     */
+    boolean missing() {
+        return missing;
     }
 
     String ownedReason() {

@@ -21,6 +21,20 @@ public final class Reasons {
     private Reasons() {
     }
 
+    /**
+     * Whether {@code reason} is one nhc wrote for this config: "NHC: " then one of its checks' names
+     * and ": ". An admin's "NHC: keep this one out" is not (no check of that name): only nhc's own
+     * format lets nhc take back a drain its record does not know of.
+     */
+    public static boolean isNhcsOwn(String reason, java.util.Collection<String> checkNames) {
+        if (reason == null || !reason.startsWith(PREFIX + " ")) {
+            return false;
+        }
+        String rest = reason.substring(PREFIX.length() + 1);
+        int colon = rest.indexOf(": ");
+        return colon > 0 && checkNames.contains(rest.substring(0, colon));
+    }
+
     public static String of(List<Finding> failures) {
         // One entry per check, in the verdict's order; a check failing on several entities lists them once.
         Map<String, List<String>> byCheck = new LinkedHashMap<>();

@@ -62,13 +62,15 @@ public final class SlurmAction implements VerdictAction {
     @Override
     public ActionOutcome apply(Verdict verdict, Plan plan, StateStore store, String node, Instant deadline) {
         SlurmSettings settings = SlurmSettings.from(plan.config().section(SlurmSection.KEY), env);
+        java.util.Set<String> checkNames = new java.util.HashSet<>();
+        plan.config().checks().forEach(c -> checkNames.add(c.name()));
         Map<String, String> childEnv = new LinkedHashMap<>();
         childEnv.put("LC_ALL", "C");
         if (settings.slurmConf() != null) {
             childEnv.put("SLURM_CONF", settings.slurmConf().toString());
         }
         CommandRunner runner = new CommandRunner(childEnv, settings.commandTimeout(), settings.retries(), deadline, clock, backoff);
-        Run run = new Run(settings, new SlurmClient(settings, runner), store, node);
+        Run run = new Run(settings, new SlurmClient(settings, runner), store, node, checkNames);
         return run.decide(verdict);
     }
 
@@ -97,7 +99,10 @@ public final class SlurmAction implements VerdictAction {
         private final List<String> changes = new ArrayList<>();
         private boolean forceFailure;
 
-        Run(SlurmSettings settings, SlurmClient slurm, StateStore store, String node) {
+        private final java.util.Set<String> checkNames;
+
+        Run(SlurmSettings settings, SlurmClient slurm, StateStore store, String node, java.util.Set<String> checkNames) {
+            this.checkNames = checkNames;
             this.settings = settings;
             this.slurm = slurm;
             this.store = store;
@@ -109,7 +114,7 @@ public final class SlurmAction implements VerdictAction {
             Instant now = clock.instant();
             Intent fresh = Intent.of(verdict, settings);
             Intent intent = fresh;
-            if (intent.kind() != Intent.Kind.HOLD && ledger.ownedReason() == null && ledger.pendingState() == null) {
+            if (intent.kind() != Intent.Kind.HOLD && ledger.ownedReason() == null && ledger.pendingState() == null && !ledger.missing()) {
                 // nhc does not hold the node and has nothing to change: the ledger knows, so slurmctld is not asked
                 // (at 4,000 nodes every 300 s, two RPCs per healthy run would be ~27 RPC/s for nothing).
                 ledger.passes(0);
@@ -135,8 +140,16 @@ public final class SlurmAction implements VerdictAction {
                 return unreachable(ledger, intent, now, e);
             }
 
-            boolean ours = (status.drained() || status.failed())
-                    && (status.reason().equals(ledger.ownedReason()) || status.reason().equals(ledger.pendingReason()));
+            boolean held = status.drained() || status.failed();
+            boolean ours = held && (status.reason().equals(ledger.ownedReason()) || status.reason().equals(ledger.pendingReason()));
+            if (!ours && held && Reasons.isNhcsOwn(status.reason(), checkNames) && (ledger.missing() || ledger.ownedReason() != null)) {
+                // nhc's own format, and nhc's record is missing or older than the node: a run changed the node but
+                // could not record it (a full disk, a lost state file). It is nhc's drain; nhc takes it back.
+                info("node " + node + " is " + status.describe() + " with a reason in nhc's format while nhc's record "
+                        + (ledger.missing() ? "is missing" : "says '" + ledger.ownedReason() + "'") + ": nhc treats the drain as its own");
+                ledger.own(status.failed() ? SlurmState.FAIL : SlurmState.DRAIN, status.reason(), now);
+                ours = true;
+            }
             if (ours && status.reason().equals(ledger.pendingReason())) {
                 // The intended change is on the node already: a run killed after scontrol but before it could
                 // record it. It is nhc's, and this run's own verdict decides what happens next.
@@ -217,7 +230,7 @@ public final class SlurmAction implements VerdictAction {
                 store.flush();
             } catch (IOException e) {
                 warn("cannot save the intent to " + store.dir() + " before calling scontrol (" + e.getMessage()
-                        + "); if this run is killed now, nhc will not recognise its own drain");
+                        + "); going ahead: a later run recognises the change as nhc's by its reason ('" + Reasons.PREFIX + " ...')");
             }
             try {
                 if (withState) {

@@ -93,8 +93,14 @@ class SlurmActionTest {
         return verdict();
     }
 
+    /** A plan with the check names the tests' findings use, so nhc recognises its own reasons. */
     static Plan plan(Map<String, Object> section) {
-        return new Plan(new Config(Path.of("/etc/nhc/nhc.yaml"), new Settings(Params.empty()), Map.of(), List.of(),
+        List<dev.nhc.engine.config.CheckConfig> checks = new ArrayList<>();
+        for (String name : List.of("root-fs", "gpu-ecc", "xid", "load", "dcgm")) {
+            checks.add(new dev.nhc.engine.config.CheckConfig(name, "test.probe", new dev.nhc.engine.config.Location("nhc.yaml", 1, 1),
+                    dev.nhc.engine.config.HostSelector.all(), Params.empty(), null, null, null, null, null, 1, null, null, null, null));
+        }
+        return new Plan(new Config(Path.of("/etc/nhc/nhc.yaml"), new Settings(Params.empty()), Map.of(), checks,
                 Map.of("slurm", new Params(section)), Set.of("slurm")), List.of());
     }
 
@@ -532,9 +538,10 @@ class SlurmActionTest {
     @Test
     void aHealthyRunOfANodeNhcDoesNotHoldAsksSlurmNothing() throws IOException {
         run(passing());
+        int first = slurm.calls().size();
         run(verdict(of(Severity.WARN, "load", "load 40 > 32")));
         run(verdict(of(Severity.UNKNOWN, "dcgm", "dcgmi not installed")));
-        assertEquals(List.of(), slurm.calls(), "the ledger knows nhc holds nothing: no RPC to slurmctld");
+        assertEquals(first, slurm.calls().size(), "the ledger knows nhc holds nothing: no RPC to slurmctld");
     }
 
     @Test
@@ -587,9 +594,44 @@ class SlurmActionTest {
         String before = Files.readString(file);
         assertTrue(before.contains("\"node\" : \"" + NODE + "\""), before);
         Files.writeString(file, before.replace("\"node\" : \"" + NODE + "\"", "\"node\" : \"gpu-999\""));
+        // Meanwhile an admin took the node over with a reason of their own.
+        slurm.node(NODE, "IDLE+DRAIN", "ticket 4711");
+        slurm.forgetCalls();
 
         run(passing());
 
         assertEquals("IDLE+DRAIN", slurm.state(NODE));
+        assertEquals(List.of(), slurm.updates(), "another node's record gives nhc no claim on this node");
+    }
+
+    @Test
+    void aReasonChangeTheLedgerCouldNotRecordIsStillRecognisedAsNhcsAndResumed() throws IOException {
+        run(verdict(fail("root-fs", "used 97% of /")));
+        // A later run updated the reason but could not save its record (a full disk): the ledger is older than the node.
+        slurm.node(NODE, "IDLE+DRAIN", "NHC: root-fs: used 99% of /");
+
+        run(passing());
+
+        assertEquals("IDLE", slurm.state(NODE), "resumed: the reason is in nhc's format and nhc's record is older");
+        assertTrue(said().contains("nhc treats the drain as its own"), said());
+    }
+
+    @Test
+    void withTheLedgerLostAnNhcDrainIsStillResumed() throws IOException {
+        slurm.node(NODE, "IDLE+DRAIN", "NHC: root-fs: used 97% of /");
+
+        run(passing());
+
+        assertEquals("IDLE", slurm.state(NODE));
+        assertTrue(said().contains("record is missing"), said());
+    }
+
+    @Test
+    void aFreshLedgerAsksOnceThenNeverOnHealthyRuns() throws IOException {
+        run(passing());
+        assertEquals(1, slurm.calls().size(), "the first run has no record: one look at the node");
+        run(passing());
+        run(passing());
+        assertEquals(1, slurm.calls().size(), "then the ledger knows");
     }
 }

@@ -1,11 +1,13 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
-import dev.nhc.probe.ProbeResult;
-import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,8 +15,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.BitSet;
-import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,24 +22,29 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CpuProbeTest {
-    private static final Map<String, Object> EXPECT_256 = Map.of("sockets", 2L, "cores", 128L, "threads", 256L);
+    private static final String EXPECT_256 = "{ sockets: 2, cores: 128, threads: 256 }";
+    private static final ProbeSpec SPEC = new CpuProbe().spec();
 
     @TempDir
     Path root;
 
-    private ProbeResult run(SysfsCpuTree tree, BitSet online, Map<String, Object> with) throws Exception {
-        TestProbeContext ctx = new TestProbeContext(root).params(with);
+    private Observation observe(SysfsCpuTree tree, BitSet online, String with) throws Exception {
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, with);
         tree.write(ctx, online);
-        return new CpuProbe().probe(ctx);
+        return new CpuProbe().probe(ctx).observations().get(0);
+    }
+
+    /** The one finding of a cpu check with this {@code with:} on this tree, judged as nhc run judges it. */
+    private Finding judge(SysfsCpuTree tree, BitSet online, String with) throws Exception {
+        tree.write(new TestProbeContext(root), online);
+        return Pipeline.only(new Pipeline(root, new CpuProbe()).run("- { name: cpus, use: cpu, with: " + with + " }"), "cpus");
     }
 
     @Test
     void countsA256ThreadNode() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(2, 64, 2);
-        ProbeResult r = run(tree, tree.all(), EXPECT_256);
-        assertEquals(List.of(), r.findings());
-        Observation o = r.observations().get(0);
-        assertEquals("node", o.entity());
+        Observation o = observe(tree, tree.all(), EXPECT_256);
+        assertEquals(Entity.NODE, o.entity());
         assertEquals(2L, o.get("sockets"));
         assertEquals(128L, o.get("cores"));
         assertEquals(256L, o.get("threads"));
@@ -47,6 +52,8 @@ class CpuProbeTest {
         assertEquals(0L, o.get("offline"));
         assertEquals(true, o.get("smt_active"));
         assertEquals("on", o.get("smt_control"));
+        assertFalse(o.fields().containsKey("uncounted"));
+        assertEquals(Severity.PASS, judge(tree, tree.all(), EXPECT_256).severity());
     }
 
     @Test
@@ -54,15 +61,14 @@ class CpuProbeTest {
         SysfsCpuTree tree = new SysfsCpuTree(2, 64, 2);
         BitSet firstThreads = new BitSet();
         firstThreads.set(0, 128);
-        ProbeResult r = run(tree, firstThreads, EXPECT_256);
-        Observation o = r.observations().get(0);
+        Observation o = observe(tree, firstThreads, EXPECT_256);
         assertEquals(128L, o.get("cores"));
         assertEquals(128L, o.get("threads"));
         assertEquals(128L, o.get("offline"));
-        Finding f = r.findings().get(0);
+        assertEquals("off", o.get("smt_control"));
+        Finding f = judge(tree, firstThreads, EXPECT_256);
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("128 threads, expected 256 (online: 0-127; SMT is off; 128 offline)", f.message());
-        assertEquals("off", o.get("smt_control"));
         assertEquals(Remedy.NONE, f.remedy());
     }
 
@@ -71,32 +77,61 @@ class CpuProbeTest {
         SysfsCpuTree tree = new SysfsCpuTree(2, 8, 2);
         BitSet online = tree.all();
         online.clear(5);
-        ProbeResult r = run(tree, online, Map.of("sockets", 2L, "cores", 16L, "threads", 32L));
-        assertEquals("31 threads, expected 32 (online: 0-4,6-31; 1 offline)", r.findings().get(0).message());
+        String with = "{ sockets: 2, cores: 16, threads: 32 }";
         // CPU 5's sibling 21 keeps its core counted.
-        assertEquals(16L, r.observations().get(0).get("cores"));
+        assertEquals(16L, observe(tree, online, with).get("cores"));
+        Finding f = judge(tree, online, with);
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals("31 threads, expected 32 (online: 0-4,6-31; 1 offline)", f.message());
+        assertEquals(Remedy.NONE, f.remedy());
     }
 
     @Test
-    void aLostSocketPointsAtHardware() throws Exception {
+    void aLostSocketPointsAtHardwareAndSaysWhatIsLeft() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(1, 8, 2);
-        Finding f = run(tree, tree.all(), Map.of("sockets", 2L, "cores", 16L, "threads", 32L)).findings().get(0);
-        assertEquals("1 socket, expected 2; 8 cores, expected 16; 16 threads, expected 32 (online: 0-15)", f.message());
+        Finding f = judge(tree, tree.all(), "{ sockets: 2, cores: 16, threads: 32 }");
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals("1 of 2 sockets online (8 cores, 16 threads; online: 0-15)", f.message());
+        assertEquals(Remedy.HARDWARE, f.remedy());
+    }
+
+    @Test
+    void lostCoresPointAtHardware() throws Exception {
+        SysfsCpuTree tree = new SysfsCpuTree(2, 8, 2);
+        BitSet online = tree.all();
+        online.clear(5);
+        online.clear(21);
+        Finding f = judge(tree, online, "{ cores: 16 }");
+        assertEquals("15 of 16 cores online (30 threads; online: 0-4,6-20,22-31; 2 offline)", f.message());
         assertEquals(Remedy.HARDWARE, f.remedy());
     }
 
     @Test
     void moreThanExpectedWarns() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(2, 4, 2);
-        Finding f = run(tree, tree.all(), Map.of("threads", 8L)).findings().get(0);
+        Finding f = judge(tree, tree.all(), "{ threads: 8 }");
         assertEquals(Severity.WARN, f.severity());
         assertEquals("16 threads, expected 8 (online: 0-15)", f.message());
+        assertEquals("3 sockets, expected 2 (online: 0-23)",
+                judge(new SysfsCpuTree(3, 4, 2), new SysfsCpuTree(3, 4, 2).all(), "{ sockets: 2 }").message());
+    }
+
+    @Test
+    void aConfigsFailReplacesTheCountRules() throws Exception {
+        SysfsCpuTree tree = new SysfsCpuTree(2, 64, 2);
+        BitSet firstThreads = new BitSet();
+        firstThreads.set(0, 128);
+        tree.write(new TestProbeContext(root), firstThreads);
+        Pipeline p = new Pipeline(root, new CpuProbe());
+        // The site accepts SMT switched off: only fewer than 128 threads fails.
+        String check = "- { name: cpus, use: cpu, with: " + EXPECT_256 + ", fail: { threads: \"< 128\" } }";
+        assertEquals(Severity.PASS, Pipeline.severity(p.run(check), "cpus"));
     }
 
     @Test
     void readsTheSiblingListsOfOlderKernels() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(4, 8, 1).olderKernelNames();
-        Observation o = run(tree, tree.all(), Map.of()).observations().get(0);
+        Observation o = observe(tree, tree.all(), "{ }");
         assertEquals(4L, o.get("sockets"));
         assertEquals(32L, o.get("cores"));
         assertEquals(32L, o.get("threads"));
@@ -107,33 +142,37 @@ class CpuProbeTest {
     @Test
     void withoutSmtHardwareTheMessageDoesNotBlameSmt() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(1, 2, 1);
-        Finding f = run(tree, tree.all(), Map.of("threads", 4L)).findings().get(0);
-        assertEquals("2 threads, expected 4 (online: 0-1)", f.message());
+        assertEquals("2 threads, expected 4 (online: 0-1; 0 offline)", judge(tree, tree.all(), "{ threads: 4 }").message());
     }
 
     @Test
     void withoutTopologyOnlyThreadsAreKnownAndExpectedCoresAreUnknown() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(1, 4, 2).withoutTopology();
-        ProbeResult r = run(tree, tree.all(), Map.of("cores", 4L, "threads", 8L));
-        Observation o = r.observations().get(0);
+        Observation o = observe(tree, tree.all(), "{ sockets: 1, cores: 4, threads: 8 }");
         assertFalse(o.fields().containsKey("cores"));
         assertFalse(o.fields().containsKey("sockets"));
         assertEquals(8L, o.get("threads"));
-        Finding f = r.findings().get(0);
+        assertEquals("sockets, cores", o.get("uncounted"));
+        assertFalse(observe(tree, tree.all(), "{ threads: 8 }").fields().containsKey("uncounted"));
+
+        Finding f = judge(tree, tree.all(), "{ cores: 4, threads: 8 }");
         assertEquals(Severity.UNKNOWN, f.severity());
-        assertTrue(f.message().startsWith("cannot count cores: /sys/devices/system/cpu/cpu*/topology"), f.message());
+        assertEquals("cannot count cores: /sys/devices/system/cpu/cpu*/topology is not available here", f.message());
+        // Threads it can count still fail.
+        assertEquals(Severity.FAIL, judge(tree, tree.all(), "{ cores: 4, threads: 16 }").severity());
+        assertEquals(Severity.PASS, judge(tree, tree.all(), "{ threads: 8 }").severity());
     }
 
     @Test
     void aMissingOnlineListIsAnErrorNamingThePath() {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of());
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, "{ }");
         IOException e = assertThrows(IOException.class, () -> new CpuProbe().probe(ctx));
         assertEquals(root.resolve("sys/devices/system/cpu/online") + ": No such file or directory", e.getMessage());
     }
 
     @Test
     void aGarbledOnlineListIsAnErrorNamingThePath() throws IOException {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of());
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, "{ }");
         ctx.write("/sys/devices/system/cpu/online", "0-x\n");
         IOException e = assertThrows(IOException.class, () -> new CpuProbe().probe(ctx));
         assertTrue(e.getMessage().startsWith(root.resolve("sys/devices/system/cpu/online") + ": '0-x' is not a CPU list"), e.getMessage());
@@ -151,7 +190,7 @@ class CpuProbeTest {
     @Test
     void readsTheRealMachine() throws Exception {
         // The node these tests run on: whatever it has, the counts must be consistent.
-        TestProbeContext ctx = new TestProbeContext(Path.of("/")).params(Map.of());
+        TestProbeContext ctx = new TestProbeContext(Path.of("/")).with(SPEC, "{ }");
         Observation o = new CpuProbe().probe(ctx).observations().get(0);
         long threads = (Long) o.get("threads");
         assertEquals(CpuList.parse(Files.readString(Path.of("/sys/devices/system/cpu/online"))).cardinality(), threads);
@@ -159,5 +198,12 @@ class CpuProbeTest {
             assertTrue(cores >= 1 && cores <= threads, o.toString());
             assertTrue((Long) o.get("sockets") <= cores, o.toString());
         }
+    }
+
+    @Test
+    void aCountBelowOneIsAConfigError() {
+        Pipeline p = new Pipeline(root, new CpuProbe());
+        assertTrue(ConfigErrors.at(p, "- { name: c, use: cpu, with: { cores: 0 } }", "0 }").endsWith("must be at least 1"));
+        assertTrue(ConfigErrors.at(p, "- { name: c, use: cpu, with: { threads: many } }", "many").contains("must be a whole number"));
     }
 }

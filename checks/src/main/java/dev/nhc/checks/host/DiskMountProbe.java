@@ -28,7 +28,7 @@ import java.util.Optional;
 public final class DiskMountProbe implements Probe {
     static final ParamSpec<String> MOUNT = ParamSpec.text("mount", "mount point, e.g. /scratch").required().check(MountTable::notAbsolute);
     static final ParamSpec<String> FSTYPE = ParamSpec.text("fstype", "expected filesystem type, e.g. xfs, nfs4, lustre")
-            .check(t -> t.isEmpty() || !t.matches("[^\\s,]+") ? "'" + t + "' is not a filesystem type such as xfs or nfs4 (one word)" : null);
+            .check(t -> t.matches("[^\\s,]+") ? null : "'" + t + "' is not a filesystem type such as xfs or nfs4 (one word)");
     static final ParamSpec<String> SOURCE = ParamSpec.text("source",
                     "expected source: a device (/dev/nvme0n1p1, UUID=…, LABEL=…; symlinks are followed), server:/export, or a name such as tmpfs")
             .check(t -> t.isBlank() ? "the expected source is empty" : null);

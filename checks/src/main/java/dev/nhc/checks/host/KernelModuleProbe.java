@@ -38,18 +38,18 @@ public final class KernelModuleProbe implements Probe {
                     "A kernel module is loaded (or built in), or with loaded: false is not. A module that is "
                             + "loading or unloading warns.")
             .tags(Tags.HOST)
-            .entities(Entity.Kind.MODULE, "the module given by 'name' ('-' written as '_')")
+            .entities(Entity.Kind.MODULE, "the module given by 'name', as 'kernel module nvidia_uvm' ('-' written as '_')")
             .param(NAME)
             .param(LOADED)
             .field("loaded", Unit.BOOLEAN, "loaded or built in")
             .field("builtin", Unit.BOOLEAN, "built into the kernel (cannot be unloaded)")
             .field("state", Unit.TEXT, "the state /proc/modules shows: Live, Loading or Unloading (absent for a built-in or absent module)")
             .field("refcount", Unit.COUNT, "users of the module")
-            .rule(DefaultRule.fail(Map.of("loaded", false), "kernel module {entity} is not loaded").when(LOADED.name(), true))
-            .rule(DefaultRule.fail(Map.of("builtin", true), "kernel module {entity} is built into the kernel but should not be")
+            .rule(DefaultRule.fail(Map.of("loaded", false), "{entity} is not loaded").when(LOADED.name(), true))
+            .rule(DefaultRule.fail(Map.of("builtin", true), "{entity} is built into the kernel but should not be")
                     .when(LOADED.name(), false))
-            .rule(DefaultRule.fail(Map.of("loaded", true), "kernel module {entity} is loaded but should not be").when(LOADED.name(), false))
-            .rule(DefaultRule.warn(Map.of("state", "!= Live"), "kernel module {entity} is {state}").when(LOADED.name(), true))
+            .rule(DefaultRule.fail(Map.of("loaded", true), "{entity} is loaded but should not be").when(LOADED.name(), false))
+            .rule(DefaultRule.warn(Map.of("state", "!= Live"), "{entity} is {state}").when(LOADED.name(), true))
             .build();
 
     @Override
@@ -60,7 +60,8 @@ public final class KernelModuleProbe implements Probe {
     @Override
     public ProbeResult probe(ProbeContext ctx) {
         String name = NAME.get(ctx.params()).replace('-', '_');
-        Entity entity = Entity.of(Entity.Kind.MODULE, name);
+        // Labelled for reports and Slurm reasons, which show the message alone: "kernel module nvidia_uvm is not loaded".
+        Entity entity = Entity.of(Entity.Kind.MODULE, name, "kernel module " + name);
         Path modules = ctx.sys("/proc/modules");
         String state = null;
         Long refcount = null;

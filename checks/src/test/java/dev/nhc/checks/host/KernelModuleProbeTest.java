@@ -45,14 +45,14 @@ class KernelModuleProbeTest {
     @Test
     void aLoadedModulePassesWithItsRefcountAndState() throws Exception {
         Observation o = observe("{ name: nvidia-uvm }");
-        assertEquals(Entity.of(Entity.Kind.MODULE, "nvidia_uvm"), o.entity());
+        assertEquals(Entity.of(Entity.Kind.MODULE, "nvidia_uvm", "kernel module nvidia_uvm"), o.entity());
         assertEquals(true, o.get("loaded"));
         assertEquals(false, o.get("builtin"));
         assertEquals("Live", o.get("state"));
         assertEquals(4L, o.get("refcount"));
         Finding f = judge("{ name: nvidia-uvm }");
         assertEquals(Severity.PASS, f.severity(), f.message());
-        assertEquals(Entity.of(Entity.Kind.MODULE, "nvidia_uvm"), f.entity());
+        assertEquals(Entity.of(Entity.Kind.MODULE, "nvidia_uvm", "kernel module nvidia_uvm"), f.entity());
     }
 
     @Test
@@ -98,7 +98,7 @@ class KernelModuleProbeTest {
         assertEquals(Severity.PASS, Pipeline.severity(p.run("- { name: mod, use: kernel.module, with: { name: ib_core }, warn: none }"), "mod"));
         Finding own = Pipeline.only(p.run("- { name: mod, use: kernel.module, with: { name: nvidia }, warn: { refcount: \"> 500\" } }"), "mod");
         assertEquals(Severity.WARN, own.severity());
-        assertEquals("nvidia: refcount 520 > 500", own.message());
+        assertEquals("kernel module nvidia: refcount 520 > 500", own.message());
     }
 
     @Test
@@ -108,7 +108,7 @@ class KernelModuleProbeTest {
         assertEquals("cannot read " + empty.resolve("proc/modules") + " nor " + empty.resolve("sys/module"), o.problem());
         Finding f = Pipeline.only(new Pipeline(empty, new KernelModuleProbe()).run("- { name: mod, use: kernel.module, with: { name: nvidia } }"), "mod");
         assertEquals(Severity.UNKNOWN, f.severity());
-        assertEquals(Entity.of(Entity.Kind.MODULE, "nvidia"), f.entity());
+        assertEquals(Entity.of(Entity.Kind.MODULE, "nvidia", "kernel module nvidia"), f.entity());
     }
 
     @Test

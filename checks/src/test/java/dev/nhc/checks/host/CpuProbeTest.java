@@ -28,22 +28,25 @@ class CpuProbeTest {
     @TempDir
     Path root;
 
-    private Observation observe(SysfsCpuTree tree, BitSet online, String with) throws Exception {
-        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, with);
-        tree.write(ctx, online);
-        return new CpuProbe().probe(ctx).observations().get(0);
+    /** Writes the tree's sysfs under the root, once per test: a 256-CPU tree is over a thousand files. */
+    private void write(SysfsCpuTree tree, BitSet online) throws IOException {
+        tree.write(new TestProbeContext(root), online);
     }
 
-    /** The one finding of a cpu check with this {@code with:} on this tree, judged as nhc run judges it. */
-    private Finding judge(SysfsCpuTree tree, BitSet online, String with) throws Exception {
-        tree.write(new TestProbeContext(root), online);
+    private Observation observe(String with) throws Exception {
+        return new CpuProbe().probe(new TestProbeContext(root).with(SPEC, with)).observations().get(0);
+    }
+
+    /** The one finding of a cpu check with this {@code with:}, judged as nhc run judges it. */
+    private Finding judge(String with) throws Exception {
         return Pipeline.only(new Pipeline(root, new CpuProbe()).run("- { name: cpus, use: cpu, with: " + with + " }"), "cpus");
     }
 
     @Test
     void countsA256ThreadNode() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(2, 64, 2);
-        Observation o = observe(tree, tree.all(), EXPECT_256);
+        write(tree, tree.all());
+        Observation o = observe(EXPECT_256);
         assertEquals(Entity.NODE, o.entity());
         assertEquals(2L, o.get("sockets"));
         assertEquals(128L, o.get("cores"));
@@ -53,7 +56,7 @@ class CpuProbeTest {
         assertEquals(true, o.get("smt_active"));
         assertEquals("on", o.get("smt_control"));
         assertFalse(o.fields().containsKey("uncounted"));
-        assertEquals(Severity.PASS, judge(tree, tree.all(), EXPECT_256).severity());
+        assertEquals(Severity.PASS, judge(EXPECT_256).severity());
     }
 
     @Test
@@ -61,12 +64,13 @@ class CpuProbeTest {
         SysfsCpuTree tree = new SysfsCpuTree(2, 64, 2);
         BitSet firstThreads = new BitSet();
         firstThreads.set(0, 128);
-        Observation o = observe(tree, firstThreads, EXPECT_256);
+        write(tree, firstThreads);
+        Observation o = observe(EXPECT_256);
         assertEquals(128L, o.get("cores"));
         assertEquals(128L, o.get("threads"));
         assertEquals(128L, o.get("offline"));
         assertEquals("off", o.get("smt_control"));
-        Finding f = judge(tree, firstThreads, EXPECT_256);
+        Finding f = judge(EXPECT_256);
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("128 threads, expected 256 (online: 0-127; SMT is off; 128 offline)", f.message());
         assertEquals(Remedy.NONE, f.remedy());
@@ -77,10 +81,11 @@ class CpuProbeTest {
         SysfsCpuTree tree = new SysfsCpuTree(2, 8, 2);
         BitSet online = tree.all();
         online.clear(5);
+        write(tree, online);
         String with = "{ sockets: 2, cores: 16, threads: 32 }";
         // CPU 5's sibling 21 keeps its core counted.
-        assertEquals(16L, observe(tree, online, with).get("cores"));
-        Finding f = judge(tree, online, with);
+        assertEquals(16L, observe(with).get("cores"));
+        Finding f = judge(with);
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("31 threads, expected 32 (online: 0-4,6-31; 1 offline)", f.message());
         assertEquals(Remedy.NONE, f.remedy());
@@ -89,7 +94,8 @@ class CpuProbeTest {
     @Test
     void aLostSocketPointsAtHardwareAndSaysWhatIsLeft() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(1, 8, 2);
-        Finding f = judge(tree, tree.all(), "{ sockets: 2, cores: 16, threads: 32 }");
+        write(tree, tree.all());
+        Finding f = judge("{ sockets: 2, cores: 16, threads: 32 }");
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("1 of 2 sockets online (8 cores, 16 threads; online: 0-15)", f.message());
         assertEquals(Remedy.HARDWARE, f.remedy());
@@ -101,37 +107,42 @@ class CpuProbeTest {
         BitSet online = tree.all();
         online.clear(5);
         online.clear(21);
-        Finding f = judge(tree, online, "{ cores: 16 }");
+        write(tree, online);
+        Finding f = judge("{ cores: 16 }");
         assertEquals("15 of 16 cores online (30 threads; online: 0-4,6-20,22-31; 2 offline)", f.message());
         assertEquals(Remedy.HARDWARE, f.remedy());
     }
 
     @Test
     void moreThanExpectedWarns() throws Exception {
-        SysfsCpuTree tree = new SysfsCpuTree(2, 4, 2);
-        Finding f = judge(tree, tree.all(), "{ threads: 8 }");
+        SysfsCpuTree tree = new SysfsCpuTree(3, 4, 2);
+        write(tree, tree.all());
+        Finding f = judge("{ threads: 16 }");
         assertEquals(Severity.WARN, f.severity());
-        assertEquals("16 threads, expected 8 (online: 0-15)", f.message());
-        assertEquals("3 sockets, expected 2 (online: 0-23)",
-                judge(new SysfsCpuTree(3, 4, 2), new SysfsCpuTree(3, 4, 2).all(), "{ sockets: 2 }").message());
+        assertEquals("24 threads, expected 16 (online: 0-23)", f.message());
+        assertEquals("3 sockets, expected 2 (online: 0-23)", judge("{ sockets: 2 }").message());
+        assertEquals("12 cores, expected 8 (online: 0-23)", judge("{ cores: 8 }").message());
     }
 
     @Test
     void aConfigsFailReplacesTheCountRules() throws Exception {
-        SysfsCpuTree tree = new SysfsCpuTree(2, 64, 2);
+        SysfsCpuTree tree = new SysfsCpuTree(2, 4, 2);
         BitSet firstThreads = new BitSet();
-        firstThreads.set(0, 128);
-        tree.write(new TestProbeContext(root), firstThreads);
+        firstThreads.set(0, 8);
+        write(tree, firstThreads);
         Pipeline p = new Pipeline(root, new CpuProbe());
-        // The site accepts SMT switched off: only fewer than 128 threads fails.
-        String check = "- { name: cpus, use: cpu, with: " + EXPECT_256 + ", fail: { threads: \"< 128\" } }";
+        String with = "{ sockets: 2, cores: 8, threads: 16 }";
+        assertEquals(Severity.FAIL, Pipeline.severity(p.run("- { name: cpus, use: cpu, with: " + with + " }"), "cpus"));
+        // The site accepts SMT switched off: only fewer than 8 threads fails.
+        String check = "- { name: cpus, use: cpu, with: " + with + ", fail: { threads: \"< 8\" } }";
         assertEquals(Severity.PASS, Pipeline.severity(p.run(check), "cpus"));
     }
 
     @Test
     void readsTheSiblingListsOfOlderKernels() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(4, 8, 1).olderKernelNames();
-        Observation o = observe(tree, tree.all(), "{ }");
+        write(tree, tree.all());
+        Observation o = observe("{ }");
         assertEquals(4L, o.get("sockets"));
         assertEquals(32L, o.get("cores"));
         assertEquals(32L, o.get("threads"));
@@ -142,25 +153,27 @@ class CpuProbeTest {
     @Test
     void withoutSmtHardwareTheMessageDoesNotBlameSmt() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(1, 2, 1);
-        assertEquals("2 threads, expected 4 (online: 0-1; 0 offline)", judge(tree, tree.all(), "{ threads: 4 }").message());
+        write(tree, tree.all());
+        assertEquals("2 threads, expected 4 (online: 0-1; 0 offline)", judge("{ threads: 4 }").message());
     }
 
     @Test
     void withoutTopologyOnlyThreadsAreKnownAndExpectedCoresAreUnknown() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(1, 4, 2).withoutTopology();
-        Observation o = observe(tree, tree.all(), "{ sockets: 1, cores: 4, threads: 8 }");
+        write(tree, tree.all());
+        Observation o = observe("{ sockets: 1, cores: 4, threads: 8 }");
         assertFalse(o.fields().containsKey("cores"));
         assertFalse(o.fields().containsKey("sockets"));
         assertEquals(8L, o.get("threads"));
         assertEquals("sockets, cores", o.get("uncounted"));
-        assertFalse(observe(tree, tree.all(), "{ threads: 8 }").fields().containsKey("uncounted"));
+        assertFalse(observe("{ threads: 8 }").fields().containsKey("uncounted"));
 
-        Finding f = judge(tree, tree.all(), "{ cores: 4, threads: 8 }");
+        Finding f = judge("{ cores: 4, threads: 8 }");
         assertEquals(Severity.UNKNOWN, f.severity());
         assertEquals("cannot count cores: /sys/devices/system/cpu/cpu*/topology is not available here", f.message());
         // Threads it can count still fail.
-        assertEquals(Severity.FAIL, judge(tree, tree.all(), "{ cores: 4, threads: 16 }").severity());
-        assertEquals(Severity.PASS, judge(tree, tree.all(), "{ threads: 8 }").severity());
+        assertEquals(Severity.FAIL, judge("{ cores: 4, threads: 16 }").severity());
+        assertEquals(Severity.PASS, judge("{ threads: 8 }").severity());
     }
 
     @Test

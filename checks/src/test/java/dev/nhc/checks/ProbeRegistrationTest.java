@@ -1,21 +1,16 @@
 package dev.nhc.checks;
 
-import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.config.ConfigLoader;
-import dev.nhc.engine.config.Problems;
 import dev.nhc.rules.RuleEngine;
-import dev.nhc.model.Finding;
 import dev.nhc.engine.plan.ProbeRegistry;
-import dev.nhc.probe.ProbeResult;
-import dev.nhc.probe.ProbeSpec;
-import dev.nhc.engine.state.StateSection;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -75,9 +70,12 @@ class ProbeRegistrationTest {
                 """;
         Config c = loader().parse("nhc.yaml", yaml, null).config();
         assertEquals(7, c.checks().size());
-        assertEquals("0644", c.check("marker").orElseThrow().with().string("mode"));
-        assertEquals(List.of(48L, 64L, 74L, 79L, 95L, 119L, 120L, 140L), c.check("xid").orElseThrow().with().integers("fail"));
-        assertEquals(List.of("/usr/sbin/ibstat", "mlx5_0"), c.check("ib").orElseThrow().with().strings("command"));
+        assertEquals("0644", String.valueOf(c.check("marker").orElseThrow().with().raw("mode")));
+        assertEquals(List.of(48L, 64L, 74L, 79L, 95L, 119L, 120L, 140L), c.check("xid").orElseThrow().with().raw("fail"));
+        assertEquals(List.of("/usr/sbin/ibstat", "mlx5_0"), c.check("ib").orElseThrow().with().raw("command"));
+        // A default the spec declares is in the converted params, but not as written by the config.
+        assertEquals(true, c.check("uvm").orElseThrow().with().raw("loaded"));
+        assertFalse(c.check("uvm").orElseThrow().with().given("loaded"));
     }
 
     @Test

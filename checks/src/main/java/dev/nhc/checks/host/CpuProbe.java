@@ -1,15 +1,15 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
-import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code cpu}: how many sockets, cores and hardware threads are online, from sysfs.
@@ -37,14 +38,24 @@ import java.util.List;
 public final class CpuProbe implements Probe {
     static final String CPU = "/sys/devices/system/cpu";
 
+    static final ParamSpec<Long> SOCKETS = ParamSpec.integer("sockets", "expected number of sockets (physical packages)")
+            .check(CpuProbe::atLeastOne);
+    static final ParamSpec<Long> CORES = ParamSpec.integer("cores", "expected number of physical cores, all sockets together")
+            .check(CpuProbe::atLeastOne);
+    static final ParamSpec<Long> THREADS = ParamSpec.integer("threads", "expected number of hardware threads (logical CPUs), all online")
+            .check(CpuProbe::atLeastOne);
+
+    private static final String TOPOLOGY = CPU + "/cpu*/topology";
+
     private static final ProbeSpec SPEC = ProbeSpec.builder("cpu",
                     "Online CPU sockets, cores and hardware threads from /sys/devices/system/cpu. With expected "
                             + "counts, fewer fails (a CPU taken offline, SMT switched off, a socket or cores lost) "
                             + "and more warns (the config does not match this node).")
-            .entities("node")
-            .param(ParamSpec.optional("sockets", ParamType.INTEGER, null, "expected number of sockets (physical packages)"))
-            .param(ParamSpec.optional("cores", ParamType.INTEGER, null, "expected number of physical cores, all sockets together"))
-            .param(ParamSpec.optional("threads", ParamType.INTEGER, null, "expected number of hardware threads (logical CPUs), all online"))
+            .tags(Tags.HOST)
+            .entities(Entity.Kind.NODE, "node")
+            .param(SOCKETS)
+            .param(CORES)
+            .param(THREADS)
             .field("sockets", Unit.COUNT, "sockets with at least one online CPU")
             .field("cores", Unit.COUNT, "physical cores with at least one online CPU")
             .field("threads", Unit.COUNT, "logical CPUs online")
@@ -52,6 +63,21 @@ public final class CpuProbe implements Probe {
             .field("offline", Unit.COUNT, "CPUs present but offline (SMT switched off counts its siblings here)")
             .field("smt_active", Unit.BOOLEAN, "whether SMT (hyper-threading) is active")
             .field("smt_control", Unit.TEXT, "the kernel's SMT switch: on, off, forceoff, notsupported or notimplemented")
+            .field("uncounted", Unit.TEXT, "the expected counts (sockets, cores) that cannot be taken here because "
+                    + TOPOLOGY + " is not available (some containers and VMs)")
+            // A lost socket or core is hardware; missing threads alone are usually SMT or a CPU taken offline.
+            .rule(DefaultRule.fail(Map.of("sockets", "< {with.sockets}"),
+                    "{sockets} of {with.sockets} sockets online ({cores} cores, {threads} threads; online: {online})").remedy(Remedy.HARDWARE))
+            .rule(DefaultRule.fail(Map.of("cores", "< {with.cores}"),
+                    "{cores} of {with.cores} cores online ({threads} threads; online: {online}; {offline} offline)").remedy(Remedy.HARDWARE))
+            .rule(DefaultRule.fail(AllOf.of("threads", "< {with.threads}", "smt_control", "~ off"),
+                    "{threads} threads, expected {with.threads} (online: {online}; SMT is {smt_control}; {offline} offline)"))
+            .rule(DefaultRule.fail(Map.of("threads", "< {with.threads}"),
+                    "{threads} threads, expected {with.threads} (online: {online}; {offline} offline)"))
+            .rule(DefaultRule.warn(Map.of("sockets", "> {with.sockets}"), "{sockets} sockets, expected {with.sockets} (online: {online})"))
+            .rule(DefaultRule.warn(Map.of("cores", "> {with.cores}"), "{cores} cores, expected {with.cores} (online: {online})"))
+            .rule(DefaultRule.warn(Map.of("threads", "> {with.threads}"), "{threads} threads, expected {with.threads} (online: {online})"))
+            .rule(DefaultRule.unknown(Map.of("uncounted", "~ ."), "cannot count {uncounted}: " + TOPOLOGY + " is not available here"))
             .build();
 
     @Override
@@ -71,7 +97,7 @@ public final class CpuProbe implements Probe {
         // Kernels before 5.x name these thread_siblings_list and core_siblings_list.
         Integer cores = countGroups(ctx, online, "core_cpus_list", "thread_siblings_list");
         Integer sockets = countGroups(ctx, online, "package_cpus_list", "core_siblings_list");
-        Observation o = Observation.of("node")
+        return ProbeResult.of(Observation.of(Entity.NODE)
                 .put("sockets", sockets)
                 .put("cores", cores)
                 .put("threads", online.cardinality())
@@ -79,13 +105,24 @@ public final class CpuProbe implements Probe {
                 .put("offline", present == null ? null : offline(present, online))
                 .put("smt_active", smt == null ? null : smt.trim().equals("1"))
                 .put("smt_control", smtControl == null ? null : smtControl.trim())
-                .build();
-        ProbeResult.Builder result = ProbeResult.builder().observe(o);
-        Finding f = compare(ctx, o);
-        if (f != null) {
-            result.finding(f);
+                .put("uncounted", uncounted(ctx, sockets, cores))
+                .build());
+    }
+
+    /** The expected counts this node's sysfs cannot give, so that the check says it cannot decide rather than pass. */
+    private static String uncounted(ProbeContext ctx, Integer sockets, Integer cores) {
+        List<String> out = new ArrayList<>();
+        if (sockets == null && SOCKETS.get(ctx.params()) != null) {
+            out.add("sockets");
         }
-        return result.build();
+        if (cores == null && CORES.get(ctx.params()) != null) {
+            out.add("cores");
+        }
+        return out.isEmpty() ? null : String.join(", ", out);
+    }
+
+    private static String atLeastOne(Long n) {
+        return n < 1 ? "must be at least 1" : null;
     }
 
     private static int offline(BitSet present, BitSet online) {
@@ -120,50 +157,6 @@ public final class CpuProbe implements Probe {
             groups++;
         }
         return groups;
-    }
-
-    private static Finding compare(ProbeContext ctx, Observation o) {
-        List<String> fewer = new ArrayList<>();
-        List<String> more = new ArrayList<>();
-        List<String> unknown = new ArrayList<>();
-        boolean hardware = false;
-        for (String what : List.of("sockets", "cores", "threads")) {
-            Long want = ctx.params().integer(what);
-            if (want == null) {
-                continue;
-            }
-            Long have = (Long) o.get(what);
-            if (have == null) {
-                unknown.add(what);
-            } else if (have < want) {
-                fewer.add(count(have, what) + ", expected " + want);
-                hardware |= !what.equals("threads");
-            } else if (have > want) {
-                more.add(count(have, what) + ", expected " + want);
-            }
-        }
-        if (!fewer.isEmpty()) {
-            return Finding.of("node", Severity.FAIL, String.join("; ", fewer) + context(o))
-                    .withRemedy(hardware ? Remedy.HARDWARE : Remedy.NONE);
-        }
-        if (!unknown.isEmpty()) {
-            return Finding.of("node", Severity.UNKNOWN, "cannot count " + String.join(", ", unknown)
-                    + ": " + CPU + "/cpu*/topology is not available here");
-        }
-        if (!more.isEmpty()) {
-            return Finding.of("node", Severity.WARN, String.join("; ", more) + context(o));
-        }
-        return null;
-    }
-
-    private static String context(Observation o) {
-        return " (online: " + o.get("online")
-                + (o.get("smt_control") instanceof String c && c.contains("off") ? "; SMT is " + c : "")
-                + (o.get("offline") instanceof Long off && off > 0 ? "; " + off + " offline" : "") + ")";
-    }
-
-    private static String count(long n, String plural) {
-        return n + " " + (n == 1 ? plural.substring(0, plural.length() - 1) : plural);
     }
 
     private static BitSet parseList(ProbeContext ctx, String absolutePath, String text) throws IOException {

@@ -1,44 +1,74 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * {@code disk.mount}: a mount point is mounted, from the expected source, with the expected type
  * and options. The last table entry for a mount point is the one in effect (a later mount hides an
- * earlier one). All mismatches of one mount are reported together in one FAIL finding.
+ * earlier one). The probe observes what is mounted and how it compares with the expectations that
+ * text equality cannot judge (a source named by label, options in any order); the default rules
+ * turn each mismatch into a FAIL that names what was expected and what is there.
  */
 public final class DiskMountProbe implements Probe {
+    static final ParamSpec<String> MOUNT = ParamSpec.text("mount", "mount point, e.g. /scratch").required().check(MountTable::notAbsolute);
+    static final ParamSpec<String> FSTYPE = ParamSpec.text("fstype", "expected filesystem type, e.g. xfs, nfs4, lustre")
+            .check(t -> t.matches("[^\\s,]+") ? null : "'" + t + "' is not a filesystem type such as xfs or nfs4 (one word)");
+    static final ParamSpec<String> SOURCE = ParamSpec.text("source",
+                    "expected source: a device (/dev/nvme0n1p1, UUID=…, LABEL=…; symlinks are followed), server:/export, or a name such as tmpfs")
+            .check(t -> t.isBlank() ? "the expected source is empty" : null);
+    static final ParamSpec<List<String>> OPTIONS = ParamSpec.texts("options",
+                    "options that must be present, e.g. [rw, nosuid] or [vers=4.2]; rw fails on a read-only mount")
+            .check(DiskMountProbe::badOptions);
+
+    private static final String NOT_MOUNTED = "{entity} is not mounted";
+
     private static final ProbeSpec SPEC = ProbeSpec.builder("disk.mount",
                     "A filesystem is mounted where expected, from the expected source, with the expected type and "
                             + "options, as /proc/self/mounts shows it. List rw under options to fail when the "
                             + "filesystem is (re)mounted read-only, as the kernel does after I/O errors.")
-            .entities("the mount point given by 'mount'")
-            .param(ParamSpec.required("mount", ParamType.STRING, "mount point, e.g. /scratch"))
-            .param(ParamSpec.optional("fstype", ParamType.STRING, null, "expected filesystem type, e.g. xfs, nfs4, lustre"))
-            .param(ParamSpec.optional("source", ParamType.STRING, null,
-                    "expected source: a device (/dev/nvme0n1p1, UUID=…, LABEL=…; symlinks are followed), server:/export, or a name such as tmpfs"))
-            .param(ParamSpec.optional("options", ParamType.STRING_LIST, null,
-                    "options that must be present, e.g. [rw, nosuid] or [vers=4.2]; rw fails on a read-only mount"))
-            .field("mounted", Unit.BOOLEAN, "whether the mount point is in the mount table")
+            .tags(Tags.HOST, Tags.STORAGE)
+            .entities(Entity.Kind.MOUNT, "the mount point given by 'mount'")
+            .param(MOUNT)
+            .param(FSTYPE)
+            .param(SOURCE)
+            .param(OPTIONS)
+            .field("mounted", Unit.BOOLEAN, "whether the mount point is in the mount table (when not, no other field is reported)")
             .field("fstype", Unit.TEXT, "filesystem type")
             .field("source", Unit.TEXT, "what is mounted (device, server:/export, …)")
             .field("options", Unit.TEXT, "mount options, comma separated")
             .field("read_only", Unit.BOOLEAN, "mounted read-only (option ro)")
+            .field("source_matches", Unit.BOOLEAN, "the source is the expected one, or another name of the same device "
+                    + "(only with 'source')")
+            .field("options_match", Unit.BOOLEAN, "every option listed in 'options' is in effect (only with 'options')")
+            .field("options_missing", Unit.TEXT, "the options listed in 'options' that are not in effect, comma separated "
+                    + "(only when some are missing)")
+            .rule(DefaultRule.fail(Map.of("mounted", false), NOT_MOUNTED))
+            .rule(DefaultRule.fail(AllOf.of("fstype", "!= {with.fstype}", "source_matches", false),
+                    "{entity} is {fstype} (expected {with.fstype}) and mounted from {source} (expected {with.source})"))
+            .rule(DefaultRule.fail(Map.of("fstype", "!= {with.fstype}"), "{entity} is {fstype} (expected {with.fstype})"))
+            .rule(DefaultRule.fail(Map.of("source_matches", false), "{entity} is mounted from {source} (expected {with.source})"))
+            // The common case gets its own words: the kernel remounts a filesystem read-only after I/O errors.
+            .rule(DefaultRule.fail(AllOf.of("read_only", true, "options_missing", "~ (^|,)rw(,|$)"), "{entity} is mounted read-only (expected rw)"))
+            .rule(DefaultRule.fail(AllOf.of("read_only", false, "options_missing", "~ (^|,)ro(,|$)"), "{entity} is mounted read-write (expected ro)"))
+            .rule(DefaultRule.fail(Map.of("options_match", false), "{entity} lacks mount option {options_missing} (has {options})"))
+            // A check whose own fail: replaces the rules above still must not pass a filesystem that is not there.
+            .rule(DefaultRule.unknown(Map.of("mounted", false), NOT_MOUNTED))
             .build();
 
     @Override
@@ -48,63 +78,47 @@ public final class DiskMountProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        String mount = MountTable.normalize(ctx.params().string("mount"));
+        String mount = MountTable.normalize(MOUNT.get(ctx.params()));
+        Entity entity = Entity.of(Entity.Kind.MOUNT, mount);
         Optional<MountTable.Mount> found = MountTable.read(ctx).find(mount);
-        ProbeResult.Builder result = ProbeResult.builder();
         if (found.isEmpty()) {
-            return result.observe(Observation.of(mount).put("mounted", false).build())
-                    .finding(Finding.of(mount, Severity.FAIL, mount + " is not mounted"))
-                    .build();
+            return ProbeResult.of(Observation.of(entity).put("mounted", false).build());
         }
         MountTable.Mount m = found.get();
-        result.observe(Observation.of(mount)
+        Observation.Builder o = Observation.of(entity)
                 .put("mounted", true)
                 .put("fstype", m.fstype())
                 .put("source", m.source())
                 .put("options", String.join(",", m.options()))
-                .put("read_only", m.readOnly())
-                .build());
-        List<String> problems = new ArrayList<>();
-        String fstype = ctx.params().string("fstype");
-        if (fstype != null && !fstype.equals(m.fstype())) {
-            problems.add(mount + " is " + m.fstype() + " (expected " + fstype + ")");
+                .put("read_only", m.readOnly());
+        String source = SOURCE.get(ctx.params());
+        if (source != null) {
+            o.put("source_matches", sameSource(ctx, source, m.source()));
         }
-        String source = ctx.params().string("source");
-        if (source != null && !sameSource(ctx, source, m.source())) {
-            problems.add(mount + " is mounted from " + m.source() + " (expected " + source + ")");
-        }
-        for (String option : ctx.params().strings("options")) {
-            String problem = optionProblem(mount, option, m.options());
-            if (problem != null) {
-                problems.add(problem);
-            }
-        }
-        if (!problems.isEmpty()) {
-            result.finding(Finding.of(mount, Severity.FAIL, String.join("; ", problems)));
-        }
-        return result.build();
-    }
-
-    static String optionProblem(String mount, String want, List<String> have) {
-        if (have.contains(want)) {
-            return null;
-        }
-        if (want.equals("rw") && have.contains("ro")) {
-            return mount + " is mounted read-only (expected rw)";
-        }
-        if (want.equals("ro") && have.contains("rw")) {
-            return mount + " is mounted read-write (expected ro)";
-        }
-        int eq = want.indexOf('=');
-        if (eq > 0) {
-            String key = want.substring(0, eq + 1);
-            for (String h : have) {
-                if (h.startsWith(key)) {
-                    return mount + " has " + h + " (expected " + want + ")";
+        List<String> expected = OPTIONS.get(ctx.params());
+        if (expected != null) {
+            List<String> missing = new ArrayList<>();
+            for (String option : expected) {
+                if (!m.options().contains(option)) {
+                    missing.add(option);
                 }
             }
+            o.put("options_match", missing.isEmpty());
+            if (!missing.isEmpty()) {
+                o.put("options_missing", String.join(",", missing));
+            }
         }
-        return mount + " lacks mount option " + want + " (has " + String.join(",", have) + ")";
+        return ProbeResult.of(o.build());
+    }
+
+    /** One option per item: "rw,nosuid" as one item could never be found among the table's options. */
+    static String badOptions(List<String> options) {
+        for (String option : options) {
+            if (option.isBlank() || option.contains(",") || !option.strip().equals(option)) {
+                return "'" + option + "' is not one mount option; write each as its own item, e.g. [rw, nosuid]";
+            }
+        }
+        return null;
     }
 
     /**

@@ -1,21 +1,19 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Severity;
 import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@code disk.usage}: space and inodes of one mounted filesystem, computed like df(1).
@@ -32,13 +30,20 @@ public final class DiskUsageProbe implements Probe {
         Statvfs.Result stat(Path path, boolean inodes) throws IOException;
     }
 
+    static final ParamSpec<String> MOUNT = ParamSpec.text("mount", "mount point to measure, e.g. / or /scratch (must be in /proc/self/mounts)")
+            .required().check(MountTable::notAbsolute);
+
+    private static final String NOT_MOUNTED = "{entity} is not mounted";
+
     private static final ProbeSpec SPEC = ProbeSpec.builder("disk.usage",
                     "Space and inodes of a mounted filesystem, as df and df -i compute them: used_percent is "
                             + "used / (used + available to users), so the blocks reserved for root count as full. "
                             + "Fails when the mount point is not mounted. A filesystem whose server does not answer "
                             + "(dead NFS) makes the check time out as UNKNOWN; disk.writable fails on that.")
-            .entities("the mount point given by 'mount'")
-            .param(ParamSpec.required("mount", ParamType.STRING, "mount point to measure, e.g. / or /scratch (must be in /proc/self/mounts)"))
+            .tags(Tags.HOST, Tags.STORAGE)
+            .entities(Entity.Kind.MOUNT, "the mount point given by 'mount'")
+            .param(MOUNT)
+            .field("mounted", Unit.BOOLEAN, "whether the mount point is in the mount table (when not, no other field is reported)")
             .field("used_percent", Unit.PERCENT, "space used, as df's Use% (reserved blocks excluded from the total)")
             .field("free_bytes", Unit.BYTES, "space available to unprivileged users (df's Avail)")
             .field("used_bytes", Unit.BYTES, "space in use (size minus all free blocks)")
@@ -49,10 +54,13 @@ public final class DiskUsageProbe implements Probe {
                     + "rules or messages use an inode field)")
             // 90 % leaves an admin time to act; at 98 % a single job's output or checkpoint can hit
             // ENOSPC (and ext4's root reserve no longer helps users: df's figure already excludes it).
-            .rule(DefaultRule.warn(Map.of("used_percent", "> 90"), "{entity} is {used_percent} full ({free_bytes} free)"))
-            .rule(DefaultRule.warn(Map.of("inodes_used_percent", "> 90"), "{entity} has used {inodes_used_percent} of its inodes ({inodes_free} left)"))
             .rule(DefaultRule.fail(Map.of("used_percent", "> 98"), "{entity} is {used_percent} full ({free_bytes} free)"))
             .rule(DefaultRule.fail(Map.of("inodes_used_percent", "> 98"), "{entity} has used {inodes_used_percent} of its inodes ({inodes_free} left)"))
+            .rule(DefaultRule.fail(Map.of("mounted", false), NOT_MOUNTED))
+            .rule(DefaultRule.warn(Map.of("used_percent", "> 90"), "{entity} is {used_percent} full ({free_bytes} free)"))
+            .rule(DefaultRule.warn(Map.of("inodes_used_percent", "> 90"), "{entity} has used {inodes_used_percent} of its inodes ({inodes_free} left)"))
+            // A check whose own fail: replaces the rule above still must not pass a filesystem it could not measure.
+            .rule(DefaultRule.unknown(Map.of("mounted", false), NOT_MOUNTED))
             .build();
 
     private final FsStat fsStat;
@@ -75,20 +83,26 @@ public final class DiskUsageProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        String mount = MountTable.normalize(ctx.params().string("mount"));
-        Optional<MountTable.Mount> entry = MountTable.read(ctx).find(mount);
-        if (entry.isEmpty()) {
-            return ProbeResult.builder().finding(Finding.of(mount, Severity.FAIL, mount + " is not mounted")).build();
+        String mount = MountTable.normalize(MOUNT.get(ctx.params()));
+        Entity entity = Entity.of(Entity.Kind.MOUNT, mount);
+        if (MountTable.read(ctx).find(mount).isEmpty()) {
+            return ProbeResult.of(Observation.of(entity).put("mounted", false).build());
         }
         boolean inodes = ctx.fieldWanted("inodes_used_percent") || ctx.fieldWanted("inodes_free");
-        Statvfs.Result s = fsStat.stat(Path.of(mount), inodes);
-        return ProbeResult.of(observe(mount, s));
+        Statvfs.Result s;
+        try {
+            s = fsStat.stat(Path.of(mount), inodes);
+        } catch (IOException e) {
+            return ProbeResult.of(Observation.unreadable(entity, e.getMessage()));
+        }
+        return ProbeResult.of(observe(entity, s));
     }
 
-    static Observation observe(String entity, Statvfs.Result s) {
+    static Observation observe(Entity entity, Statvfs.Result s) {
         long frsize = s.frsize() > 0 ? s.frsize() : s.bsize();
         long used = s.blocks() - s.bfree();
         Observation.Builder o = Observation.of(entity)
+                .put("mounted", true)
                 .put("used_percent", used + s.bavail() > 0 ? percent(used, used + s.bavail()) : null)
                 .put("free_bytes", s.bavail() * frsize)
                 .put("used_bytes", used * frsize)

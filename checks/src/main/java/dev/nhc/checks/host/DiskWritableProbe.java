@@ -1,15 +1,14 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
-import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
@@ -27,9 +26,10 @@ import java.util.concurrent.TimeoutException;
 /**
  * {@code disk.writable}: creates, writes and removes a small file in a directory. The I/O runs in
  * its own daemon thread and the probe stops waiting after {@code timeout} (or what is left of the
- * check's time), so a hung NFS server makes this check FAIL on time instead of hanging the run; the
- * stuck thread is left behind and removes its file if the server ever answers. Until it does, later
- * runs (the daemon's) fail at once instead of stranding another thread.
+ * check's time), so a hung NFS server is observed as {@code answered: false} on time instead of
+ * hanging the run; the stuck thread is left behind and removes its file if the server ever answers.
+ * Until it does, later runs (the daemon's) report the earlier attempt at once instead of stranding
+ * another thread.
  *
  * <p>The directory is resolved under the system root ({@code settings.root}, "/" in production),
  * like the /proc and /sys files, so that tests can point it at a temp directory.
@@ -43,17 +43,38 @@ public final class DiskWritableProbe implements Probe {
     /** Keeps a little of the check's time for reporting, so the probe answers before the runner abandons it. */
     private static final Duration MARGIN = Duration.ofMillis(250);
 
+    static final ParamSpec<String> PATH = ParamSpec.text("path", "directory to write in, e.g. /scratch or /tmp")
+            .required().check(MountTable::notAbsolute);
+    static final ParamSpec<Duration> TIMEOUT = ParamSpec.duration("timeout",
+                    "give up and fail after this long (never longer than the check's own timeout)")
+            .defaultValue(Duration.ofSeconds(5))
+            .check(d -> d.isNegative() || d.isZero() ? "must be longer than 0s" : null);
+
+    private static final String NO_ANSWER = "{entity} did not answer within {waited_seconds}";
+
     private static final ProbeSpec SPEC = ProbeSpec.builder("disk.writable",
                     "A directory accepts a new file: creates a uniquely named file (.nhc-write-<host>-…), writes a "
                             + "few bytes, closes and removes it. Fails when that errs (e.g. Read-only file system) or "
                             + "does not finish within the timeout (a hung NFS or Lustre server); while such an attempt "
                             + "is still stuck, later runs fail at once instead of starting another.")
-            .entities("the directory given by 'path'")
-            .param(ParamSpec.required("path", ParamType.STRING, "directory to write in, e.g. /scratch or /tmp"))
-            .param(ParamSpec.optional("timeout", ParamType.DURATION, Duration.ofSeconds(5),
-                    "give up and fail after this long (never longer than the check's own timeout)"))
-            .field("writable", Unit.BOOLEAN, "the file could be created, written and removed (absent after a timeout)")
-            .field("write_seconds", Unit.SECONDS, "how long creating, writing and removing took")
+            .tags(Tags.HOST, Tags.STORAGE)
+            .entities(Entity.Kind.PATH, "the directory given by 'path'")
+            .param(PATH)
+            .param(TIMEOUT)
+            .field("answered", Unit.BOOLEAN, "the write test finished, either way, within the timeout")
+            .field("writable", Unit.BOOLEAN, "the file could be created, written and removed (absent when the test did not answer)")
+            .field("error", Unit.TEXT, "why the file could not be written, as the system says it (e.g. Read-only file system)")
+            .field("write_seconds", Unit.SECONDS, "how long creating, writing and removing took (absent when the test did not answer)")
+            .field("waited_seconds", Unit.SECONDS, "when the test did not answer: how long this run waited for it, or how long "
+                    + "the earlier test that is still stuck has been waiting")
+            .field("earlier_test_stuck", Unit.BOOLEAN, "an earlier run's write test is still waiting for the filesystem, "
+                    + "so this run did not start another")
+            .rule(DefaultRule.fail(AllOf.of("answered", false, "earlier_test_stuck", true),
+                    "{entity} did not answer: a write test started {waited_seconds} ago is still waiting"))
+            .rule(DefaultRule.fail(Map.of("answered", false), NO_ANSWER))
+            .rule(DefaultRule.fail(Map.of("writable", false), "{entity} is not writable: {error}"))
+            // A check whose own fail: replaces the rules above still must not pass a filesystem that never answered.
+            .rule(DefaultRule.unknown(Map.of("answered", false), NO_ANSWER))
             .build();
 
     private final WriteTest writeTest;
@@ -79,23 +100,17 @@ public final class DiskWritableProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        String path = ctx.params().string("path");
-        if (path == null || !path.startsWith("/")) {
-            throw new IllegalArgumentException("path '" + path + "' must be an absolute directory such as /scratch");
-        }
+        String path = PATH.get(ctx.params());
+        Entity entity = Entity.of(Entity.Kind.PATH, path);
         Path dir = ctx.sys(path);
-        Duration limit = limit(ctx.params().duration("timeout"), ctx.remaining());
+        Duration limit = limit(TIMEOUT.get(ctx.params()), ctx.remaining());
         String prefix = ".nhc-write-" + ctx.hostname() + "-";
 
-        ProbeResult.Builder result = ProbeResult.builder();
         long start = System.nanoTime();
         Long earlier = stuck.putIfAbsent(dir, start);
         if (earlier != null) {
-            Duration since = Duration.ofNanos(start - earlier);
-            return result.observe(Observation.of(path).build())
-                    .finding(Finding.of(path, Severity.FAIL, path + " did not answer: a write test started "
-                            + PlanExecutor.human(since) + " ago is still waiting"))
-                    .build();
+            return ProbeResult.of(Observation.of(entity).put("answered", false).put("earlier_test_stuck", true)
+                    .put("waited_seconds", seconds(start - earlier)).build());
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         Thread worker = new Thread(() -> {
@@ -112,26 +127,30 @@ public final class DiskWritableProbe implements Probe {
         worker.start();
         try {
             done.get(limit.toNanos(), TimeUnit.NANOSECONDS);
-            double seconds = (System.nanoTime() - start) / 1e9;
-            return result.observe(Observation.of(path).put("writable", true).put("write_seconds", seconds).build()).build();
+            return ProbeResult.of(answered(entity, start).put("writable", true).build());
         } catch (TimeoutException e) {
             worker.interrupt();
-            return result.observe(Observation.of(path).build())
-                    .finding(Finding.of(path, Severity.FAIL, path + " did not answer within " + PlanExecutor.human(limit)))
-                    .build();
+            return ProbeResult.of(Observation.of(entity).put("answered", false).put("earlier_test_stuck", false)
+                    .put("waited_seconds", seconds(limit.toNanos())).build());
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof IOException io)) {
                 throw e.getCause() instanceof Exception cause ? cause : e;
             }
-            double seconds = (System.nanoTime() - start) / 1e9;
-            return result.observe(Observation.of(path).put("writable", false).put("write_seconds", seconds).build())
-                    .finding(Finding.of(path, Severity.FAIL, path + " is not writable: " + SysFiles.reason(io)))
-                    .build();
+            return ProbeResult.of(answered(entity, start).put("writable", false).put("error", SysFiles.reason(io)).build());
         } catch (InterruptedException e) {
             // The runner gave up on this check; the worker is abandoned with it.
             worker.interrupt();
             throw e;
         }
+    }
+
+    private static Observation.Builder answered(Entity entity, long start) {
+        return Observation.of(entity).put("answered", true).put("write_seconds", seconds(System.nanoTime() - start));
+    }
+
+    /** Milliseconds are enough for a message, and a rule about seconds. */
+    private static double seconds(long nanos) {
+        return Math.round(nanos / 1e6) / 1000.0;
     }
 
     static Duration limit(Duration timeout, Duration remaining) {

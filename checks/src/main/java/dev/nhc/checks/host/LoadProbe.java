@@ -1,11 +1,13 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
@@ -23,7 +25,8 @@ public final class LoadProbe implements Probe {
                             + "CPU count often means processes stuck on a hung filesystem rather than busy CPUs. "
                             + "The default only warns: a batch node at full use sits near 1 per CPU, above 4 per CPU "
                             + "it is oversubscribed or stuck; add a fail rule for your site.")
-            .entities("node")
+            .tags(Tags.HOST)
+            .entities(Entity.Kind.NODE, "node")
             .field("load1", Unit.COUNT, "1-minute load average")
             .field("load5", Unit.COUNT, "5-minute load average")
             .field("load15", Unit.COUNT, "15-minute load average")
@@ -64,7 +67,7 @@ public final class LoadProbe implements Probe {
             }
         }
         Integer cpus = onlineCpus(ctx);
-        return ProbeResult.of(Observation.of("node")
+        return ProbeResult.of(Observation.of(Entity.NODE)
                 .put("load1", load1)
                 .put("load5", load5)
                 .put("load15", load15)

@@ -1,16 +1,15 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
-import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
-import dev.nhc.units.Quantity;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
@@ -18,20 +17,30 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * {@code memory}: /proc/meminfo in bytes, and optionally the physical memory an admin expects, so
- * that a node which lost a DIMM (and booted with less) fails instead of running jobs out of memory.
+ * {@code memory}: /proc/meminfo in bytes, and optionally how far MemTotal is from the physical
+ * memory an admin expects, so that a node which lost a DIMM (and booted with less) fails instead of
+ * running jobs out of memory.
  */
 public final class MemoryProbe implements Probe {
     static final String MEMINFO = "/proc/meminfo";
+
+    static final ParamSpec<Long> TOTAL = ParamSpec.bytes("total", "expected physical memory, e.g. 512GiB")
+            .check(b -> b <= 0 ? "must be more than 0 bytes" : null);
+    static final ParamSpec<Double> TOLERANCE = ParamSpec.percent("tolerance", "how far MemTotal may be from 'total'")
+            .defaultValue(5.0)
+            .check(p -> p >= 100 ? "must be less than 100% (MemTotal cannot be 100% below 'total')" : null);
+
+    private static final String MISMATCH = "memory {total}, expected {expected_total} ± {with.tolerance}%";
 
     private static final ProbeSpec SPEC = ProbeSpec.builder("memory",
                     "Memory and swap from /proc/meminfo. With 'total', checks the installed memory: less than "
                             + "total - tolerance fails (a DIMM lost or disabled at boot), more than total + tolerance "
                             + "warns (the config does not match this node). Note that MemTotal is a few percent below "
                             + "the installed size: the kernel and firmware keep some.")
-            .entities("node")
-            .param(ParamSpec.optional("total", ParamType.BYTES, null, "expected physical memory, e.g. 512GiB"))
-            .param(ParamSpec.optional("tolerance", ParamType.PERCENT, 5.0, "how far MemTotal may be from 'total'"))
+            .tags(Tags.HOST)
+            .entities(Entity.Kind.NODE, "node")
+            .param(TOTAL)
+            .param(TOLERANCE)
             .field("total", Unit.BYTES, "MemTotal: usable physical memory")
             .field("available", Unit.BYTES, "MemAvailable: memory a new job can get without swapping (kernel estimate)")
             .field("free", Unit.BYTES, "MemFree: memory not used at all (page cache counts as used)")
@@ -39,6 +48,11 @@ public final class MemoryProbe implements Probe {
             .field("swap_free", Unit.BYTES, "SwapFree")
             .field("hugepages_total", Unit.BYTES, "HugePages_Total × Hugepagesize: the default-size huge page pool")
             .field("hugepages_free", Unit.BYTES, "HugePages_Free × Hugepagesize")
+            .field("expected_total", Unit.BYTES, "the memory 'total' expects (only with 'total')")
+            .field("total_deviation_percent", Unit.PERCENT, "how far MemTotal is from 'total', in percent of it: "
+                    + "negative when memory is missing (only with 'total')")
+            .rule(DefaultRule.fail(Map.of("total_deviation_percent", "< -{with.tolerance}"), MISMATCH).remedy(Remedy.HARDWARE))
+            .rule(DefaultRule.warn(Map.of("total_deviation_percent", "> {with.tolerance}"), MISMATCH))
             .build();
 
     @Override
@@ -54,7 +68,8 @@ public final class MemoryProbe implements Probe {
             throw new IOException(ctx.sys(MEMINFO) + ": no MemTotal line");
         }
         Long pageSize = info.get("Hugepagesize");
-        Observation o = Observation.of("node")
+        Long expected = TOTAL.get(ctx.params());
+        return ProbeResult.of(Observation.of(Entity.NODE)
                 .put("total", total)
                 .put("available", info.get("MemAvailable"))
                 .put("free", info.get("MemFree"))
@@ -62,21 +77,17 @@ public final class MemoryProbe implements Probe {
                 .put("swap_free", info.get("SwapFree"))
                 .put("hugepages_total", pages(info.get("HugePages_Total"), pageSize))
                 .put("hugepages_free", pages(info.get("HugePages_Free"), pageSize))
-                .build();
-        ProbeResult.Builder result = ProbeResult.builder().observe(o);
-        Long expected = ctx.params().integer("total");
-        if (expected != null) {
-            double tolerance = ctx.params().number("tolerance");
-            double low = expected * (1 - tolerance / 100);
-            double high = expected * (1 + tolerance / 100);
-            String what = "memory " + bytes(total) + ", expected " + bytes(expected) + " ± " + Quantity.formatNumber(tolerance) + "%";
-            if (total < low) {
-                result.finding(Finding.of("node", Severity.FAIL, what).withRemedy(Remedy.HARDWARE));
-            } else if (total > high) {
-                result.finding(Finding.of("node", Severity.WARN, what));
-            }
-        }
-        return result.build();
+                .put("expected_total", expected)
+                .put("total_deviation_percent", expected == null ? null : deviationPercent(total, expected))
+                .build());
+    }
+
+    /**
+     * Unrounded: a rule compares it with the tolerance, and rounding would move that bound (by 26 MiB
+     * of 512 GiB at two decimals).
+     */
+    static double deviationPercent(long total, long expected) {
+        return 100.0 * (total - expected) / expected;
     }
 
     /** "Key:   value kB" lines to bytes; lines without a unit (HugePages_*) are plain counts. */
@@ -103,10 +114,5 @@ public final class MemoryProbe implements Probe {
 
     private static Long pages(Long count, Long pageSize) {
         return count == null || pageSize == null ? null : count * pageSize;
-    }
-
-    /** 503.2 GiB, 512 GiB: one decimal where it says something. */
-    static String bytes(long n) {
-        return Quantity.formatBytes(n).replace(".0 ", " ");
     }
 }

@@ -84,6 +84,14 @@ final class MountTable {
         return mounts;
     }
 
+    /**
+     * Why a configured mount point or directory cannot be one, or null: the config-time check of the
+     * probes' {@code mount} and {@code path} parameters.
+     */
+    static String notAbsolute(String point) {
+        return point.startsWith("/") ? null : "'" + point + "' must be an absolute path such as /scratch";
+    }
+
     /** {@code /scratch/} and {@code //scratch} name the mount point {@code /scratch}, as in the table. */
     static String normalize(String point) {
         if (point == null || !point.startsWith("/")) {

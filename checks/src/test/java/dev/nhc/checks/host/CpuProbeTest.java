@@ -1,11 +1,13 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
-import dev.nhc.probe.ProbeResult;
-import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,8 +15,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.BitSet;
-import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,24 +22,32 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CpuProbeTest {
-    private static final Map<String, Object> EXPECT_256 = Map.of("sockets", 2L, "cores", 128L, "threads", 256L);
+    private static final String EXPECT_256 = "{ sockets: 2, cores: 128, threads: 256 }";
+    private static final ProbeSpec SPEC = new CpuProbe().spec();
 
     @TempDir
     Path root;
 
-    private ProbeResult run(SysfsCpuTree tree, BitSet online, Map<String, Object> with) throws Exception {
-        TestProbeContext ctx = new TestProbeContext(root).params(with);
-        tree.write(ctx, online);
-        return new CpuProbe().probe(ctx);
+    /** Writes the tree's sysfs under the root, once per test: a 256-CPU tree is over a thousand files. */
+    private void write(SysfsCpuTree tree, BitSet online) throws IOException {
+        tree.write(new TestProbeContext(root), online);
+    }
+
+    private Observation observe(String with) throws Exception {
+        return new CpuProbe().probe(new TestProbeContext(root).with(SPEC, with)).observations().get(0);
+    }
+
+    /** The one finding of a cpu check with this {@code with:}, judged as nhc run judges it. */
+    private Finding judge(String with) throws Exception {
+        return Pipeline.only(new Pipeline(root, new CpuProbe()).run("- { name: cpus, use: cpu, with: " + with + " }"), "cpus");
     }
 
     @Test
     void countsA256ThreadNode() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(2, 64, 2);
-        ProbeResult r = run(tree, tree.all(), EXPECT_256);
-        assertEquals(List.of(), r.findings());
-        Observation o = r.observations().get(0);
-        assertEquals("node", o.entity());
+        write(tree, tree.all());
+        Observation o = observe(EXPECT_256);
+        assertEquals(Entity.NODE, o.entity());
         assertEquals(2L, o.get("sockets"));
         assertEquals(128L, o.get("cores"));
         assertEquals(256L, o.get("threads"));
@@ -47,6 +55,8 @@ class CpuProbeTest {
         assertEquals(0L, o.get("offline"));
         assertEquals(true, o.get("smt_active"));
         assertEquals("on", o.get("smt_control"));
+        assertFalse(o.fields().containsKey("uncounted"));
+        assertEquals(Severity.PASS, judge(EXPECT_256).severity());
     }
 
     @Test
@@ -54,15 +64,15 @@ class CpuProbeTest {
         SysfsCpuTree tree = new SysfsCpuTree(2, 64, 2);
         BitSet firstThreads = new BitSet();
         firstThreads.set(0, 128);
-        ProbeResult r = run(tree, firstThreads, EXPECT_256);
-        Observation o = r.observations().get(0);
+        write(tree, firstThreads);
+        Observation o = observe(EXPECT_256);
         assertEquals(128L, o.get("cores"));
         assertEquals(128L, o.get("threads"));
         assertEquals(128L, o.get("offline"));
-        Finding f = r.findings().get(0);
+        assertEquals("off", o.get("smt_control"));
+        Finding f = judge(EXPECT_256);
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("128 threads, expected 256 (online: 0-127; SMT is off; 128 offline)", f.message());
-        assertEquals("off", o.get("smt_control"));
         assertEquals(Remedy.NONE, f.remedy());
     }
 
@@ -71,32 +81,68 @@ class CpuProbeTest {
         SysfsCpuTree tree = new SysfsCpuTree(2, 8, 2);
         BitSet online = tree.all();
         online.clear(5);
-        ProbeResult r = run(tree, online, Map.of("sockets", 2L, "cores", 16L, "threads", 32L));
-        assertEquals("31 threads, expected 32 (online: 0-4,6-31; 1 offline)", r.findings().get(0).message());
+        write(tree, online);
+        String with = "{ sockets: 2, cores: 16, threads: 32 }";
         // CPU 5's sibling 21 keeps its core counted.
-        assertEquals(16L, r.observations().get(0).get("cores"));
+        assertEquals(16L, observe(with).get("cores"));
+        Finding f = judge(with);
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals("31 threads, expected 32 (online: 0-4,6-31; 1 offline)", f.message());
+        assertEquals(Remedy.NONE, f.remedy());
     }
 
     @Test
-    void aLostSocketPointsAtHardware() throws Exception {
+    void aLostSocketPointsAtHardwareAndSaysWhatIsLeft() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(1, 8, 2);
-        Finding f = run(tree, tree.all(), Map.of("sockets", 2L, "cores", 16L, "threads", 32L)).findings().get(0);
-        assertEquals("1 socket, expected 2; 8 cores, expected 16; 16 threads, expected 32 (online: 0-15)", f.message());
+        write(tree, tree.all());
+        Finding f = judge("{ sockets: 2, cores: 16, threads: 32 }");
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals("1 of 2 sockets online (8 cores, 16 threads; online: 0-15)", f.message());
+        assertEquals(Remedy.HARDWARE, f.remedy());
+    }
+
+    @Test
+    void lostCoresPointAtHardware() throws Exception {
+        SysfsCpuTree tree = new SysfsCpuTree(2, 8, 2);
+        BitSet online = tree.all();
+        online.clear(5);
+        online.clear(21);
+        write(tree, online);
+        Finding f = judge("{ cores: 16 }");
+        assertEquals("15 of 16 cores online (30 threads; online: 0-4,6-20,22-31; 2 offline)", f.message());
         assertEquals(Remedy.HARDWARE, f.remedy());
     }
 
     @Test
     void moreThanExpectedWarns() throws Exception {
-        SysfsCpuTree tree = new SysfsCpuTree(2, 4, 2);
-        Finding f = run(tree, tree.all(), Map.of("threads", 8L)).findings().get(0);
+        SysfsCpuTree tree = new SysfsCpuTree(3, 4, 2);
+        write(tree, tree.all());
+        Finding f = judge("{ threads: 16 }");
         assertEquals(Severity.WARN, f.severity());
-        assertEquals("16 threads, expected 8 (online: 0-15)", f.message());
+        assertEquals("24 threads, expected 16 (online: 0-23)", f.message());
+        assertEquals("3 sockets, expected 2 (online: 0-23)", judge("{ sockets: 2 }").message());
+        assertEquals("12 cores, expected 8 (online: 0-23)", judge("{ cores: 8 }").message());
+    }
+
+    @Test
+    void aConfigsFailReplacesTheCountRules() throws Exception {
+        SysfsCpuTree tree = new SysfsCpuTree(2, 4, 2);
+        BitSet firstThreads = new BitSet();
+        firstThreads.set(0, 8);
+        write(tree, firstThreads);
+        Pipeline p = new Pipeline(root, new CpuProbe());
+        String with = "{ sockets: 2, cores: 8, threads: 16 }";
+        assertEquals(Severity.FAIL, Pipeline.severity(p.run("- { name: cpus, use: cpu, with: " + with + " }"), "cpus"));
+        // The site accepts SMT switched off: only fewer than 8 threads fails.
+        String check = "- { name: cpus, use: cpu, with: " + with + ", fail: { threads: \"< 8\" } }";
+        assertEquals(Severity.PASS, Pipeline.severity(p.run(check), "cpus"));
     }
 
     @Test
     void readsTheSiblingListsOfOlderKernels() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(4, 8, 1).olderKernelNames();
-        Observation o = run(tree, tree.all(), Map.of()).observations().get(0);
+        write(tree, tree.all());
+        Observation o = observe("{ }");
         assertEquals(4L, o.get("sockets"));
         assertEquals(32L, o.get("cores"));
         assertEquals(32L, o.get("threads"));
@@ -107,33 +153,39 @@ class CpuProbeTest {
     @Test
     void withoutSmtHardwareTheMessageDoesNotBlameSmt() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(1, 2, 1);
-        Finding f = run(tree, tree.all(), Map.of("threads", 4L)).findings().get(0);
-        assertEquals("2 threads, expected 4 (online: 0-1)", f.message());
+        write(tree, tree.all());
+        assertEquals("2 threads, expected 4 (online: 0-1; 0 offline)", judge("{ threads: 4 }").message());
     }
 
     @Test
     void withoutTopologyOnlyThreadsAreKnownAndExpectedCoresAreUnknown() throws Exception {
         SysfsCpuTree tree = new SysfsCpuTree(1, 4, 2).withoutTopology();
-        ProbeResult r = run(tree, tree.all(), Map.of("cores", 4L, "threads", 8L));
-        Observation o = r.observations().get(0);
+        write(tree, tree.all());
+        Observation o = observe("{ sockets: 1, cores: 4, threads: 8 }");
         assertFalse(o.fields().containsKey("cores"));
         assertFalse(o.fields().containsKey("sockets"));
         assertEquals(8L, o.get("threads"));
-        Finding f = r.findings().get(0);
+        assertEquals("sockets, cores", o.get("uncounted"));
+        assertFalse(observe("{ threads: 8 }").fields().containsKey("uncounted"));
+
+        Finding f = judge("{ cores: 4, threads: 8 }");
         assertEquals(Severity.UNKNOWN, f.severity());
-        assertTrue(f.message().startsWith("cannot count cores: /sys/devices/system/cpu/cpu*/topology"), f.message());
+        assertEquals("cannot count cores: /sys/devices/system/cpu/cpu*/topology is not available here", f.message());
+        // Threads it can count still fail.
+        assertEquals(Severity.FAIL, judge("{ cores: 4, threads: 16 }").severity());
+        assertEquals(Severity.PASS, judge("{ threads: 8 }").severity());
     }
 
     @Test
     void aMissingOnlineListIsAnErrorNamingThePath() {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of());
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, "{ }");
         IOException e = assertThrows(IOException.class, () -> new CpuProbe().probe(ctx));
         assertEquals(root.resolve("sys/devices/system/cpu/online") + ": No such file or directory", e.getMessage());
     }
 
     @Test
     void aGarbledOnlineListIsAnErrorNamingThePath() throws IOException {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of());
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, "{ }");
         ctx.write("/sys/devices/system/cpu/online", "0-x\n");
         IOException e = assertThrows(IOException.class, () -> new CpuProbe().probe(ctx));
         assertTrue(e.getMessage().startsWith(root.resolve("sys/devices/system/cpu/online") + ": '0-x' is not a CPU list"), e.getMessage());
@@ -151,7 +203,7 @@ class CpuProbeTest {
     @Test
     void readsTheRealMachine() throws Exception {
         // The node these tests run on: whatever it has, the counts must be consistent.
-        TestProbeContext ctx = new TestProbeContext(Path.of("/")).params(Map.of());
+        TestProbeContext ctx = new TestProbeContext(Path.of("/")).with(SPEC, "{ }");
         Observation o = new CpuProbe().probe(ctx).observations().get(0);
         long threads = (Long) o.get("threads");
         assertEquals(CpuList.parse(Files.readString(Path.of("/sys/devices/system/cpu/online"))).cardinality(), threads);
@@ -159,5 +211,12 @@ class CpuProbeTest {
             assertTrue(cores >= 1 && cores <= threads, o.toString());
             assertTrue((Long) o.get("sockets") <= cores, o.toString());
         }
+    }
+
+    @Test
+    void aCountBelowOneIsAConfigError() {
+        Pipeline p = new Pipeline(root, new CpuProbe());
+        assertTrue(ConfigErrors.at(p, "- { name: c, use: cpu, with: { cores: 0 } }", "0 }").endsWith("must be at least 1"));
+        assertTrue(ConfigErrors.at(p, "- { name: c, use: cpu, with: { threads: many } }", "many").contains("must be a whole number"));
     }
 }

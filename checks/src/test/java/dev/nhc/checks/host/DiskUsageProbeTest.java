@@ -1,10 +1,11 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.model.Finding;
-import dev.nhc.model.Observation;
-import dev.nhc.model.Severity;
-import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Entity;
+import dev.nhc.model.Observation;
+import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,14 +22,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** What disk.usage observes; its verdicts are in {@link HostDefaultRulesTest}. */
 class DiskUsageProbeTest {
+    private static final ProbeSpec SPEC = new DiskUsageProbe().spec();
+
     @TempDir
     Path root;
 
     /** A mount table that lists the temp directory (a real path) as a mount point, as a test stand-in for /scratch. */
     private TestProbeContext mountedHere() throws IOException {
         String point = root.toString().replace(" ", "\\040");
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("mount", root.toString()));
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, "{ mount: '" + root + "' }");
         ctx.write("/proc/self/mounts", "/dev/vda / ext4 rw 0 0\n/dev/vdb " + point + " ext4 rw 0 0\n");
         return ctx;
     }
@@ -36,9 +40,9 @@ class DiskUsageProbeTest {
     @Test
     void measuresARealFilesystemAsDfDoes() throws Exception {
         ProbeResult r = new DiskUsageProbe().probe(mountedHere());
-        assertEquals(List.of(), r.findings());
         Observation o = r.observations().get(0);
-        assertEquals(root.toString(), o.entity());
+        assertEquals(Entity.of(Entity.Kind.MOUNT, root.toString()), o.entity());
+        assertEquals(true, o.get("mounted"));
         double used = (Double) o.get("used_percent");
         long free = (Long) o.get("free_bytes");
         long size = (Long) o.get("size_bytes");
@@ -59,7 +63,7 @@ class DiskUsageProbeTest {
         assertTrue(s.namemax() > 0, s.toString());
         assertTrue(s.ffree() <= s.files(), s.toString());
         assertTrue(s.bavail() <= s.bfree() && s.bfree() <= s.blocks(), s.toString());
-        Observation o = DiskUsageProbe.observe("/t", s);
+        Observation o = DiskUsageProbe.observe(Entity.of(Entity.Kind.MOUNT, "/t"), s);
         if (s.files() > 0) {
             double iused = (Double) o.get("inodes_used_percent");
             assertTrue(iused >= 0 && iused <= 100, "inodes_used_percent " + iused);
@@ -111,25 +115,34 @@ class DiskUsageProbeTest {
     }
 
     @Test
-    void aMountPointThatIsNotMountedFailsWithoutMeasuring() throws Exception {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("mount", "/scratch/"));
+    void aMountPointThatIsNotMountedIsObservedWithoutMeasuring() throws Exception {
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, "{ mount: /scratch/ }");
         ctx.write("/proc/self/mounts", "/dev/vda / ext4 rw 0 0\n");
         ProbeResult r = new DiskUsageProbe((p, inodes) -> {
             throw new AssertionError("statvfs must not run for an unmounted path: it would measure / instead");
         }).probe(ctx);
-        assertEquals(List.of(), r.observations());
-        Finding f = r.findings().get(0);
-        assertEquals(Severity.FAIL, f.severity());
-        assertEquals("/scratch", f.entity());
-        assertEquals("/scratch is not mounted", f.message());
+        Observation o = r.observations().get(0);
+        assertEquals(Entity.of(Entity.Kind.MOUNT, "/scratch"), o.entity());
+        assertEquals(Map.of("mounted", false), o.fields());
+        assertTrue(o.readable());
+    }
+
+    @Test
+    void aFilesystemStatvfsCannotReadIsUnreadableWithTheReason() throws Exception {
+        ProbeResult r = new DiskUsageProbe((p, inodes) -> {
+            throw new IOException("statvfs " + p + ": Input/output error (errno 5)");
+        }).probe(mountedHere());
+        Observation o = r.observations().get(0);
+        assertFalse(o.readable());
+        assertEquals(Entity.of(Entity.Kind.MOUNT, root.toString()), o.entity());
+        assertEquals("statvfs " + root + ": Input/output error (errno 5)", o.problem());
     }
 
     @Test
     void reservedBlocksCountAsFullAsInDf() throws Exception {
         // 1000 blocks of 4 KiB, 60 free of which 50 are reserved for root: df shows 99 % used (940 / (940 + 10)).
         Statvfs.Result full = new Statvfs.Result(4096, 4096, 1000, 60, 10, 100, 1, 1, 0, 0, 255);
-        ProbeResult r = new DiskUsageProbe((p, inodes) -> full).probe(mountedHere());
-        Observation o = r.observations().get(0);
+        Observation o = new DiskUsageProbe((p, inodes) -> full).probe(mountedHere()).observations().get(0);
         assertEquals(98.95, o.get("used_percent"));
         assertEquals(10L * 4096, o.get("free_bytes"));
         assertEquals(940L * 4096, o.get("used_bytes"));
@@ -149,15 +162,25 @@ class DiskUsageProbeTest {
 
     @Test
     void anEmptyPseudoFilesystemHasNoPercentage() {
-        Observation o = DiskUsageProbe.observe("/proc", new Statvfs.Result(4096, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 255));
+        Observation o = DiskUsageProbe.observe(Entity.of(Entity.Kind.MOUNT, "/proc"), new Statvfs.Result(4096, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 255));
         assertFalse(o.fields().containsKey("used_percent"));
         assertEquals(0L, o.get("size_bytes"));
     }
 
     @Test
     void noMountTableMakesTheCheckUnknownWithThePath() {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("mount", "/"));
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, "{ mount: / }");
         IOException e = assertThrows(IOException.class, () -> new DiskUsageProbe().probe(ctx));
         assertTrue(e.getMessage().contains("proc/self/mounts"), e.getMessage());
+    }
+
+    @Test
+    void aRelativeOrMissingMountPointIsAConfigError() {
+        Pipeline p = new Pipeline(root, new DiskUsageProbe());
+        String check = "- { name: scratch, use: disk.usage, with: { mount: scratch } }";
+        assertEquals("'mount' in check 'scratch' (disk.usage) with:: 'scratch' must be an absolute path such as /scratch",
+                ConfigErrors.at(p, check, "scratch }"));
+        String none = "- { name: scratch, use: disk.usage, with: { } }";
+        assertTrue(ConfigErrors.at(p, none, "{ }").contains("needs 'mount'"));
     }
 }

@@ -1,10 +1,13 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Severity;
 import dev.nhc.probe.ProbeResult;
-import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,65 +24,92 @@ import java.util.stream.Stream;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class DiskWritableProbeTest {
+    private static final ProbeSpec SPEC = new DiskWritableProbe().spec();
+    private static final Entity NFS_HOME = Entity.of(Entity.Kind.PATH, "/nfs/home");
+
     @TempDir
     Path root;
+
+    private TestProbeContext ctx(String with) {
+        return new TestProbeContext(root).with(SPEC, with);
+    }
+
+    /** A write test that never returns on its own, as against an NFS server that is gone; {@code interrupted} is set when it is interrupted. */
+    private static DiskWritableProbe hanging(AtomicBoolean interrupted) {
+        return new DiskWritableProbe((dir, prefix) -> {
+            try {
+                new CountDownLatch(1).await();
+            } catch (InterruptedException e) {
+                interrupted.set(true);
+            }
+        });
+    }
 
     @Test
     void aWritableDirectoryPassesAndKeepsNoFile() throws Exception {
         Path scratch = Files.createDirectories(root.resolve("scratch"));
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("path", "/scratch", "timeout", Duration.ofSeconds(5)));
-        ProbeResult r = new DiskWritableProbe().probe(ctx);
-        assertEquals(List.of(), r.findings());
-        Observation o = r.observations().get(0);
-        assertEquals("/scratch", o.entity());
+        Observation o = new DiskWritableProbe().probe(ctx("{ path: /scratch }")).observations().get(0);
+        assertEquals(Entity.of(Entity.Kind.PATH, "/scratch"), o.entity());
+        assertEquals(true, o.get("answered"));
         assertEquals(true, o.get("writable"));
         assertTrue((Double) o.get("write_seconds") >= 0);
         try (Stream<Path> left = Files.list(scratch)) {
             assertEquals(List.of(), left.toList());
         }
+        Finding f = Pipeline.only(new Pipeline(root, new DiskWritableProbe()).run("- { name: w, use: disk.writable, with: { path: /scratch } }"), "w");
+        assertEquals(Severity.PASS, f.severity(), f.message());
     }
 
     @Test
     void aMissingDirectoryIsNotWritable() throws Exception {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("path", "/scratch", "timeout", Duration.ofSeconds(5)));
-        ProbeResult r = new DiskWritableProbe().probe(ctx);
-        Finding f = r.findings().get(0);
+        Observation o = new DiskWritableProbe().probe(ctx("{ path: /scratch }")).observations().get(0);
+        assertEquals(true, o.get("answered"));
+        assertEquals(false, o.get("writable"));
+        assertEquals("No such file or directory", o.get("error"));
+        Finding f = Pipeline.only(new Pipeline(root, new DiskWritableProbe()).run("- { name: w, use: disk.writable, with: { path: /scratch } }"), "w");
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("/scratch is not writable: No such file or directory", f.message());
-        assertEquals(false, r.observations().get(0).get("writable"));
     }
 
     @Test
     void aFileWhereADirectoryShouldBeIsNotWritable() throws Exception {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("path", "/scratch", "timeout", Duration.ofSeconds(5)));
-        ctx.write("/scratch", "not a directory");
-        assertEquals("/scratch is not writable: Not a directory", new DiskWritableProbe().probe(ctx).findings().get(0).message());
+        new TestProbeContext(root).write("/scratch", "not a directory");
+        Finding f = Pipeline.only(new Pipeline(root, new DiskWritableProbe()).run("- { name: w, use: disk.writable, with: { path: /scratch } }"), "w");
+        assertEquals("/scratch is not writable: Not a directory", f.message());
     }
 
     @Test
-    void aServerThatNeverAnswersFailsOnTimeAndTheStuckThreadIsInterrupted() {
-        CountDownLatch never = new CountDownLatch(1);
+    void aServerThatNeverAnswersIsObservedOnTimeAndTheStuckThreadIsInterrupted() {
         AtomicBoolean interrupted = new AtomicBoolean();
-        DiskWritableProbe probe = new DiskWritableProbe((dir, prefix) -> {
-            try {
-                never.await();
-            } catch (InterruptedException e) {
-                interrupted.set(true);
-            }
-        });
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("path", "/nfs/home", "timeout", Duration.ofMillis(300)));
+        DiskWritableProbe probe = hanging(interrupted);
         // Generous deadline: the 300 ms timeout plus 3 s of slack for a loaded machine.
-        ProbeResult r = assertTimeoutPreemptively(Duration.ofMillis(3300), () -> probe.probe(ctx));
-        Finding f = r.findings().get(0);
-        assertEquals(Severity.FAIL, f.severity());
-        assertEquals("/nfs/home did not answer within 300ms", f.message());
-        assertEquals(Map.of(), r.observations().get(0).fields());
+        ProbeResult r = assertTimeoutPreemptively(Duration.ofMillis(3300), () -> probe.probe(ctx("{ path: /nfs/home, timeout: 300ms }")));
+        Observation o = r.observations().get(0);
+        assertEquals(NFS_HOME, o.entity());
+        assertEquals(Map.of("answered", false, "earlier_test_stuck", false, "waited_seconds", 0.3), o.fields());
         await().atMost(Duration.ofSeconds(5)).untilTrue(interrupted);
+    }
+
+    @Test
+    void aServerThatNeverAnswersFails() throws Exception {
+        Pipeline p = new Pipeline(root, hanging(new AtomicBoolean()));
+        Finding f = Pipeline.only(p.run("- { name: w, use: disk.writable, with: { path: /nfs/home, timeout: 300ms } }"), "w");
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals("/nfs/home did not answer within 0.3s", f.message());
+        assertEquals(NFS_HOME, f.entity());
+    }
+
+    @Test
+    void aConfigsOwnFailStillDoesNotPassAServerThatNeverAnswers() throws Exception {
+        Pipeline p = new Pipeline(root, hanging(new AtomicBoolean()));
+        String check = "- { name: w, use: disk.writable, with: { path: /nfs/home, timeout: 300ms }, fail: { write_seconds: \"> 2s\" } }";
+        Finding f = Pipeline.only(p.run(check), "w");
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertEquals("/nfs/home did not answer within 0.3s", f.message());
     }
 
     @Test
@@ -98,33 +128,29 @@ class DiskWritableProbeTest {
                 }
             }
         });
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("path", "/nfs/home", "timeout", Duration.ofMillis(200)));
-        Files.createDirectories(ctx.sys("/nfs/home"));
-        assertEquals("/nfs/home did not answer within 200ms", probe.probe(ctx).findings().get(0).message());
-        Finding again = probe.probe(ctx).findings().get(0);
+        Files.createDirectories(root.resolve("nfs/home"));
+        Pipeline p = new Pipeline(root, probe);
+        String check = "- { name: w, use: disk.writable, with: { path: /nfs/home, timeout: 200ms } }";
+        assertEquals("/nfs/home did not answer within 0.2s", Pipeline.only(p.run(check), "w").message());
+        Finding again = Pipeline.only(p.run(check), "w");
         assertEquals(Severity.FAIL, again.severity());
         assertTrue(again.message().startsWith("/nfs/home did not answer: a write test started "), again.message());
-        assertTrue(again.message().endsWith(" ago is still waiting"), again.message());
+        assertTrue(again.message().endsWith("s ago is still waiting"), again.message());
+        assertEquals(true, again.observed().get("earlier_test_stuck"));
+        assertTrue((Double) again.observed().get("waited_seconds") >= 0.2, again.observed().toString());
         assertEquals(1, attempts.get());
 
         server.countDown();
-        await().atMost(Duration.ofSeconds(5)).until(() -> probe.probe(ctx).findings().isEmpty());
+        await().atMost(Duration.ofSeconds(5)).until(() -> Pipeline.severity(p.run(check), "w") == Severity.PASS);
         assertEquals(2, attempts.get());
     }
 
     @Test
     void neverWaitsLongerThanTheCheckHasLeft() {
-        DiskWritableProbe probe = new DiskWritableProbe((dir, prefix) -> {
-            try {
-                new CountDownLatch(1).await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        TestProbeContext ctx = new TestProbeContext(root).budget(Duration.ofSeconds(1))
-                .params(Map.of("path", "/nfs/home", "timeout", Duration.ofSeconds(30)));
+        DiskWritableProbe probe = hanging(new AtomicBoolean());
+        TestProbeContext ctx = ctx("{ path: /nfs/home, timeout: 30s }").budget(Duration.ofSeconds(1));
         ProbeResult r = assertTimeoutPreemptively(Duration.ofSeconds(4), () -> probe.probe(ctx));
-        assertEquals("/nfs/home did not answer within 750ms", r.findings().get(0).message());
+        assertEquals(0.75, r.observations().get(0).get("waited_seconds"));
     }
 
     @Test
@@ -147,7 +173,7 @@ class DiskWritableProbeTest {
                 workerInterrupted.set(true);
             }
         });
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("path", "/nfs/home", "timeout", Duration.ofMinutes(5)));
+        TestProbeContext ctx = ctx("{ path: /nfs/home, timeout: 5m }");
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread runner = new Thread(() -> {
             try {
@@ -165,9 +191,11 @@ class DiskWritableProbeTest {
     }
 
     @Test
-    void aRelativePathIsRefused() {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("path", "scratch", "timeout", Duration.ofSeconds(5)));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new DiskWritableProbe().probe(ctx));
-        assertTrue(e.getMessage().contains("'scratch'"), e.getMessage());
+    void aRelativePathOrANonPositiveTimeoutIsAConfigError() {
+        Pipeline p = new Pipeline(root, new DiskWritableProbe());
+        assertTrue(ConfigErrors.at(p, "- { name: w, use: disk.writable, with: { path: scratch } }", "scratch }")
+                .endsWith("'scratch' must be an absolute path such as /scratch"));
+        assertTrue(ConfigErrors.at(p, "- { name: w, use: disk.writable, with: { path: /scratch, timeout: 0s } }", "0s")
+                .endsWith("must be longer than 0s"));
     }
 }

@@ -1,33 +1,38 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.model.Observation;
 import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Entity;
+import dev.nhc.model.Observation;
+import dev.nhc.probe.ProbeSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** What load observes; its default rule is judged in {@link HostDefaultRulesTest}. */
 class LoadProbeTest {
+    private static final ProbeSpec SPEC = new LoadProbe().spec();
+
     @TempDir
     Path root;
 
+    private TestProbeContext ctx() {
+        return new TestProbeContext(root).with(SPEC, "{ }");
+    }
+
     @Test
     void readsTheAveragesAndDividesByOnlineCpus() throws Exception {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of());
+        TestProbeContext ctx = ctx();
         ctx.write("/proc/loadavg", "530.12 410.50 300.01 7/2345 99812\n");
         ctx.write("/sys/devices/system/cpu/online", "0-127\n");
-        var r = new LoadProbe().probe(ctx);
-        assertEquals(List.of(), r.findings());
-        Observation o = r.observations().get(0);
-        assertEquals("node", o.entity());
+        Observation o = new LoadProbe().probe(ctx).observations().get(0);
+        assertEquals(Entity.NODE, o.entity());
         assertEquals(530.12, o.get("load1"));
         assertEquals(410.5, o.get("load5"));
         assertEquals(300.01, o.get("load15"));
@@ -38,7 +43,7 @@ class LoadProbeTest {
 
     @Test
     void withoutAnOnlineListThereIsNoPerCpuFigure() throws Exception {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of());
+        TestProbeContext ctx = ctx();
         ctx.write("/proc/loadavg", "0.00 0.01 0.05 1/80 1\n");
         Observation o = new LoadProbe().probe(ctx).observations().get(0);
         assertFalse(o.fields().containsKey("load1_per_cpu"));
@@ -47,7 +52,7 @@ class LoadProbeTest {
 
     @Test
     void aGarbledFileIsAnErrorNamingThePath() throws IOException {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of());
+        TestProbeContext ctx = ctx();
         ctx.write("/proc/loadavg", "busy\n");
         IOException e = assertThrows(IOException.class, () -> new LoadProbe().probe(ctx));
         assertEquals(root.resolve("proc/loadavg") + ": expected three load averages, got 'busy'", e.getMessage());
@@ -55,8 +60,7 @@ class LoadProbeTest {
 
     @Test
     void aMissingFileIsAnErrorNamingThePath() {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of());
-        IOException e = assertThrows(IOException.class, () -> new LoadProbe().probe(ctx));
+        IOException e = assertThrows(IOException.class, () -> new LoadProbe().probe(ctx()));
         assertTrue(e.getMessage().startsWith(root.resolve("proc/loadavg").toString()), e.getMessage());
     }
 }

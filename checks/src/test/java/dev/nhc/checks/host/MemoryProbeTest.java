@@ -1,18 +1,18 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
-import dev.nhc.probe.ProbeResult;
-import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.probe.ProbeSpec;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class MemoryProbeTest {
     private static final long GIB = 1024L * 1024 * 1024;
+    private static final ProbeSpec SPEC = new MemoryProbe().spec();
 
     @TempDir
     Path root;
@@ -43,18 +44,22 @@ class MemoryProbeTest {
                 + "Hugetlb:           32768 kB\n";
     }
 
-    private ProbeResult run(String meminfo, Map<String, Object> with) throws Exception {
-        TestProbeContext ctx = new TestProbeContext(root).params(with);
+    private Observation observe(String meminfo, String with) throws Exception {
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, with);
         ctx.write("/proc/meminfo", meminfo);
-        return new MemoryProbe().probe(ctx);
+        return new MemoryProbe().probe(ctx).observations().get(0);
+    }
+
+    /** The one finding of a memory check with this {@code with:}, judged as nhc run judges it. */
+    private Finding judge(String meminfo, String with) throws Exception {
+        new TestProbeContext(root).write("/proc/meminfo", meminfo);
+        return Pipeline.only(new Pipeline(root, new MemoryProbe()).run("- { name: mem, use: memory, with: " + with + " }"), "mem");
     }
 
     @Test
     void reportsEveryFieldInBytes() throws Exception {
-        ProbeResult r = run(meminfo(527_000_000L), Map.of("tolerance", 5.0));
-        assertEquals(List.of(), r.findings());
-        Observation o = r.observations().get(0);
-        assertEquals("node", o.entity());
+        Observation o = observe(meminfo(527_000_000L), "{ }");
+        assertEquals(Entity.NODE, o.entity());
         assertEquals(527_000_000L * 1024, o.get("total"));
         assertEquals(489_123_456L * 1024, o.get("available"));
         assertEquals(401_234_567L * 1024, o.get("free"));
@@ -62,36 +67,72 @@ class MemoryProbeTest {
         assertEquals(8_388_000L * 1024, o.get("swap_free"));
         assertEquals(16L * 2048 * 1024, o.get("hugepages_total"));
         assertEquals(12L * 2048 * 1024, o.get("hugepages_free"));
+        assertFalse(o.fields().containsKey("total_deviation_percent"), "no 'total', nothing to compare: " + o);
+        assertEquals(Severity.PASS, judge(meminfo(527_000_000L), "{ }").severity());
+    }
+
+    @Test
+    void observesHowFarMemTotalIsFromTheExpectedSize() throws Exception {
+        Observation o = observe(meminfo(480 * GIB / 1024), "{ total: 512GiB }");
+        assertEquals(512 * GIB, o.get("expected_total"));
+        assertEquals(-6.25, o.get("total_deviation_percent"));
+        assertEquals(100.0, observe(meminfo(1024 * GIB / 1024), "{ total: 512GiB }").get("total_deviation_percent"));
     }
 
     @Test
     void lessThanExpectedBeyondTheToleranceFailsAsLostHardware() throws Exception {
-        ProbeResult r = run(meminfo(480 * GIB / 1024), Map.of("total", 512 * GIB, "tolerance", 5.0));
-        Finding f = r.findings().get(0);
+        Finding f = judge(meminfo(480 * GIB / 1024), "{ total: 512GiB, tolerance: 5% }");
         assertEquals(Severity.FAIL, f.severity());
-        assertEquals("memory 480 GiB, expected 512 GiB ± 5%", f.message());
+        assertEquals("memory 480.0 GiB, expected 512.0 GiB ± 5%", f.message());
         assertEquals(Remedy.HARDWARE, f.remedy());
+        assertEquals(Entity.NODE, f.entity());
     }
 
     @Test
     void whatTheKernelKeepsIsWithinTheDefaultTolerance() throws Exception {
         long kib = Math.round(503.2 * GIB / 1024);
-        assertEquals(List.of(), run(meminfo(kib), Map.of("total", 512 * GIB, "tolerance", 5.0)).findings());
-        Finding f = run(meminfo(kib), Map.of("total", 512 * GIB, "tolerance", 1.0)).findings().get(0);
-        assertEquals("memory 503.2 GiB, expected 512 GiB ± 1%", f.message());
+        assertEquals(Severity.PASS, judge(meminfo(kib), "{ total: 512GiB }").severity());
+        Finding f = judge(meminfo(kib), "{ total: 512GiB, tolerance: 1% }");
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals("memory 503.2 GiB, expected 512.0 GiB ± 1%", f.message());
+    }
+
+    @Test
+    void theBoundsAreTheTolerance() throws Exception {
+        // 95 % of 100 GiB is inside 5 %; one KiB less is not. 105 % likewise on the other side.
+        long expectedKib = 100 * GIB / 1024;
+        assertEquals(Severity.PASS, judge(meminfo(expectedKib * 95 / 100), "{ total: 100GiB }").severity());
+        assertEquals(Severity.FAIL, judge(meminfo(expectedKib * 95 / 100 - 1), "{ total: 100GiB }").severity());
+        assertEquals(Severity.PASS, judge(meminfo(expectedKib * 105 / 100), "{ total: 100GiB }").severity());
+        assertEquals(Severity.WARN, judge(meminfo(expectedKib * 105 / 100 + 1), "{ total: 100GiB }").severity());
     }
 
     @Test
     void moreThanExpectedWarnsThatTheConfigDoesNotFit() throws Exception {
-        Finding f = run(meminfo(1024 * GIB / 1024), Map.of("total", 512 * GIB, "tolerance", 2.5)).findings().get(0);
+        Finding f = judge(meminfo(1024 * GIB / 1024), "{ total: 512GiB, tolerance: 2.5% }");
         assertEquals(Severity.WARN, f.severity());
-        assertEquals("memory 1 TiB, expected 512 GiB ± 2.5%", f.message());
+        assertEquals("memory 1.0 TiB, expected 512.0 GiB ± 2.5%", f.message());
+        assertEquals(Remedy.NONE, f.remedy());
+    }
+
+    @Test
+    void aConfigsWarnReplacesTheDefaultAndWarnNoneDropsIt() throws Exception {
+        new TestProbeContext(root).write("/proc/meminfo", meminfo(1024 * GIB / 1024));
+        Pipeline p = new Pipeline(root, new MemoryProbe());
+        assertEquals(Severity.PASS, Pipeline.severity(p.run("- { name: mem, use: memory, with: { total: 512GiB }, warn: none }"), "mem"));
+        Finding own = Pipeline.only(p.run("- { name: mem, use: memory, with: { total: 512GiB }, warn: { swap_free: \"< 16GiB\" } }"), "mem");
+        assertEquals(Severity.WARN, own.severity());
+        assertEquals("swap_free 8.0 GiB < 16.0 GiB", own.message());
+        // A fail: of its own replaces the lost-DIMM rule, with its own threshold on the same field.
+        new TestProbeContext(root).write("/proc/meminfo", meminfo(480 * GIB / 1024));
+        String tighter = "- { name: mem, use: memory, with: { total: 512GiB }, fail: { total_deviation_percent: \"< -10\" } }";
+        assertEquals(Severity.PASS, Pipeline.severity(p.run(tighter), "mem"));
     }
 
     @Test
     void anOldKernelWithoutMemAvailableLeavesThatFieldAbsent() throws Exception {
         String old = meminfo(16 * GIB / 1024).replaceAll("MemAvailable:.*\n", "").replaceAll("Huge.*\n", "");
-        Observation o = run(old, Map.of("tolerance", 5.0)).observations().get(0);
+        Observation o = observe(old, "{ }");
         assertFalse(o.fields().containsKey("available"));
         assertFalse(o.fields().containsKey("hugepages_total"));
         assertEquals(16 * GIB, o.get("total"));
@@ -99,14 +140,24 @@ class MemoryProbeTest {
 
     @Test
     void aMissingMeminfoIsAnErrorNamingThePath() {
-        TestProbeContext ctx = new TestProbeContext(root).params(Map.of("tolerance", 5.0));
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, "{ }");
         IOException e = assertThrows(IOException.class, () -> new MemoryProbe().probe(ctx));
         assertEquals(root.resolve("proc/meminfo") + ": No such file or directory", e.getMessage());
     }
 
     @Test
     void aMeminfoWithoutMemTotalIsAnError() {
-        IOException e = assertThrows(IOException.class, () -> run("MemFree: 12 kB\n", Map.of("tolerance", 5.0)));
+        IOException e = assertThrows(IOException.class, () -> observe("MemFree: 12 kB\n", "{ }"));
         assertTrue(e.getMessage().endsWith("proc/meminfo: no MemTotal line"), e.getMessage());
+    }
+
+    @Test
+    void aBadTotalOrToleranceIsAConfigError() {
+        Pipeline p = new Pipeline(root, new MemoryProbe());
+        assertTrue(ConfigErrors.at(p, "- { name: m, use: memory, with: { total: 0GiB } }", "0GiB").endsWith("must be more than 0 bytes"));
+        assertTrue(ConfigErrors.at(p, "- { name: m, use: memory, with: { total: 512GiB, tolerance: 150% } }", "150%")
+                .contains("must be less than 100%"));
+        assertTrue(ConfigErrors.at(p, "- { name: m, use: memory, with: { total: 512GiB, tolerance: 5GiB } }", "5GiB")
+                .contains("must be a percentage"));
     }
 }

@@ -49,7 +49,7 @@ public final class DcgmDiagProbe implements Probe {
     static final ParamSpec<Boolean> SKIP_WHEN_BUSY = ParamSpec.flag("skip_when_busy",
             "do not run diag while a process has a GPU open or a Slurm job holds the node").defaultValue(true);
     static final ParamSpec<List<String>> IGNORE_PROCESSES = ParamSpec.texts("ignore_processes",
-            "process names that hold the GPUs without using them (DCGM, persistenced, fabric manager)").defaultValue(List.copyOf(GpuActivity.DAEMONS));
+            "process names that hold the GPUs without using them (DCGM, persistenced, fabric manager)").defaultValue(List.copyOf(new java.util.TreeSet<>(GpuActivity.DAEMONS)));
 
     private static final ProbeSpec SPEC = ProbeSpec.builder(NAME,
                     "DCGM diagnostic (dcgmi diag -r LEVEL -j, DCGM 3.x and 4.x): failed tests per GPU; only when due and the GPUs are idle. "

@@ -8,6 +8,7 @@ import dev.nhc.checks.gpu.nvml.NvmlSessions;
 import dev.nhc.model.Entity;
 import dev.nhc.probe.ProbeContext;
 
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -17,13 +18,16 @@ import java.util.Optional;
  * Names the GPU a kernel log line gives by PCI address the way the other GPU probes name it:
  * {@code Entity.gpu(index, pci)}. The index comes from a {@link PciToGpu} the command line
  * provides (a replay), else from the GPU source the GPU probes read (a replayed capture, else
- * live NVML). NVML is asked only when there is a GPU to name, and within a short budget of the
+ * live NVML). NVML is asked only when there is a GPU to name and the NVIDIA driver is loaded (or
+ * {@code settings.nvml_library} names a library), and within a short budget of the
  * check's time: a hung NVML must not hang the XID check, which then names the GPU by address
  * ({@code Entity.gpuAtPci}), as it does on a host without NVML.
  */
 final class GpuNames {
     /** The most of the check's remaining time that naming may take; the rest is for reading the log. */
     private static final Duration BUDGET = Duration.ofSeconds(2);
+    /** Present while the NVIDIA kernel module is loaded. */
+    private static final String DRIVER = "/proc/driver/nvidia";
 
     private final ProbeContext ctx;
     private Map<String, Integer> byPci;
@@ -70,11 +74,14 @@ final class GpuNames {
         Map<String, Integer> out = new HashMap<>();
         GpuSource source = ctx.service(GpuSource.class).orElse(null);
         if (source == null) {
+            Object library = ctx.setting("nvml_library");
+            if (library == null && !Files.isDirectory(ctx.sys(DRIVER))) {
+                return out; // no NVIDIA driver loaded: loading JNA and failing to open NVML would only cost time
+            }
             Duration budget = ctx.remaining().dividedBy(4);
             if (budget.compareTo(BUDGET) > 0) {
                 budget = BUDGET;
             }
-            Object library = ctx.setting("nvml_library");
             source = NvmlSessions.get(library == null ? null : library.toString()).view(budget);
         }
         try {

@@ -1,6 +1,5 @@
 package dev.nhc.checks.dcgm;
 
-import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.Finding;

@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu.xid;
 
+import dev.nhc.checks.kernel.KernelLogReader;
 import dev.nhc.checks.kernel.KernelLogSpec;
 import dev.nhc.checks.kernel.ReadStats;
 import dev.nhc.model.Entity;
@@ -101,7 +102,7 @@ public final class GpuXidProbe implements Probe {
     public ProbeResult probe(ProbeContext ctx) {
         XidTable table = new XidTable(FAIL.get(ctx.params()), WARN.get(ctx.params()), IGNORE.get(ctx.params()));
         ProbeState state = ctx.state();
-        String boot = dev.nhc.checks.kernel.KernelLogReader.bootId(ctx);
+        String boot = KernelLogReader.bootId(ctx);
         XidLatches latches = XidLatches.load(state, boot);
 
         // This run's events, by kind, GPU and XID: lines from the log, then NVML's events.

@@ -1,7 +1,7 @@
 package dev.nhc.checks.dcgm;
 
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
-import dev.nhc.model.Severity;
+import dev.nhc.model.Entity;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,13 +12,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What {@code dcgmi diag} reported: one result per test and entity.
+ * What {@code dcgmi diag} reported: one result per test and entity, with DCGM's error ids,
+ * severities and categories where the JSON carries them.
  *
  * <p>JSON ({@code -j}) comes in two shapes. DCGM 3.x: top key "DCGM GPU Diagnostic", results
  * name their GPUs in {@code gpu_ids} ("0" or "0,1") and carry {@code warnings} as one string.
+ * DCGM 3.x may put {@code error_id}/{@code error_severity}/{@code error_category} on the result.
  * DCGM 4.x: top key "DCGM Diagnostic", results carry {@code entity_group}/{@code entity_id},
- * {@code warnings} is a list of {@code {warning, error_id, error_category, error_severity}}, and
- * a test may have a {@code test_summary}. Both nest {@code test_categories[].tests[].results[]}.
+ * {@code warnings} is a list of {@code {warning, error_id, error_category, error_severity}} (numbers,
+ * DCGM's dcgmError_t, dcgmErrorSeverity_t and dcgmErrorCategory_t), and a test may have a
+ * {@code test_summary}. Both nest {@code test_categories[].tests[].results[]}.
  * A document whose top key holds anything but an object of that shape is not guessed at: it is
  * reported as unreadable, because a partial reading could pass a node that failed.
  *
@@ -28,10 +31,50 @@ import java.util.regex.Pattern;
  */
 record DcgmDiagReport(List<Result> results, String runtimeError, String format) {
 
-    /** One test's outcome on one entity; {@code entity} is "node" when DCGM named no GPU. */
-    record Result(String category, String test, String entity, String status, String message) {
-        Severity severity() {
-            return DcgmDiagReport.severity(status);
+    /** How a test ended on an entity. Any status but pass, fail and warn (skip, not run…) verified nothing. */
+    enum Outcome { PASS, WARN, FAIL, SKIP }
+
+    /** One error DCGM attached to a result: its id, severity and category when the JSON says (null when not), and its text. */
+    record DiagError(Long id, Long severity, Long category, String text) {
+    }
+
+    /** DCGM_FR_PERSISTENCE_MODE: "Persistence mode for GPU N is disabled." */
+    static final long PERSISTENCE_MODE = 29;
+    /** DCGM_ERROR_CONFIG: "this error can be configured" away. */
+    static final long SEVERITY_CONFIG = 5;
+    private static final Pattern PERSISTENCE_PROSE = Pattern.compile("^Persistence mode for GPU \\d+ is disabled\\.?");
+
+    /**
+     * One test's outcome on one entity ({@link Entity#NODE} when DCGM named none). {@code message}
+     * is DCGM's text for it, {@code errors} the errors it is made of.
+     */
+    record Result(String category, String test, Entity entity, String status, String message, List<DiagError> errors) {
+        Result {
+            errors = List.copyOf(errors);
+        }
+
+        Outcome outcome() {
+            return DcgmDiagReport.outcome(status);
+        }
+
+        /**
+         * A failure that is the node's configuration, not its hardware: every error is persistence mode
+         * off, by DCGM's id and configuration severity, or (text output without ids) by DCGM's exact
+         * words. Severity alone is not enough: DCGM files other errors under it (a test aborted early,
+         * a skipped subtest) that verified nothing.
+         */
+        boolean configurationOnly() {
+            if (outcome() != Outcome.FAIL || errors.isEmpty()) {
+                return false;
+            }
+            for (DiagError e : errors) {
+                boolean byId = e.id() != null && e.id() == PERSISTENCE_MODE && e.severity() != null && e.severity() == SEVERITY_CONFIG;
+                boolean byText = e.id() == null && e.severity() == null && PERSISTENCE_PROSE.matcher(e.text()).find();
+                if (!byId && !byText) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
@@ -60,15 +103,18 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
         return false;
     }
 
-    static Severity severity(String status) {
+    static Outcome outcome(String status) {
         String s = status.strip().toLowerCase(Locale.ROOT);
         if (s.startsWith("fail")) {
-            return Severity.FAIL;
+            return Outcome.FAIL;
         }
         if (s.startsWith("warn")) {
-            return Severity.WARN;
+            return Outcome.WARN;
         }
-        return Severity.PASS; // pass, skip, not run
+        if (s.startsWith("pass")) {
+            return Outcome.PASS;
+        }
+        return Outcome.SKIP; // skip, not run, or a word this nhc does not know: nothing verified
     }
 
     // ---- JSON ----------------------------------------------------------------------------
@@ -116,14 +162,16 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
                     for (Object r : rs) {
                         Map<?, ?> res = requireMap(r, "a result of test \"" + name + "\"", text, name, what);
                         String status = res.get("status") instanceof String s ? s : "";
-                        for (String entity : entities(res)) {
-                            results.add(new Result(category, name, entity, status, message(res)));
+                        List<DiagError> errors = errors(res);
+                        for (Entity entity : entities(res)) {
+                            results.add(new Result(category, name, entity, status, message(errors, res), errors));
                         }
                     }
                 }
                 if (results.size() == before && test.get("test_summary") instanceof Map<?, ?> summary
                         && summary.get("status") instanceof String s) {
-                    results.add(new Result(category, name, "node", s, message(summary)));
+                    List<DiagError> errors = errors(summary);
+                    results.add(new Result(category, name, Entity.NODE, s, message(errors, summary), errors));
                 }
             }
         }
@@ -138,54 +186,87 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
                 + what + " is " + DcgmJson.kind(o) + ", not an object");
     }
 
-    private static List<String> entities(Map<?, ?> res) {
+    private static List<Entity> entities(Map<?, ?> res) {
         Object id = res.get("entity_id");
         if (id != null) {
             Object group = res.get("entity_group");
             return List.of(DcgmJson.entity(group instanceof String g ? g : "GPU", id));
         }
         Object gpus = res.get("gpu_ids");
+        if (gpus == null) {
+            gpus = res.get("gpu_id");
+        }
         if (gpus instanceof Number n) {
-            return List.of("gpu" + n.longValue());
+            return List.of(DcgmJson.entity("GPU", n.longValue()));
         }
         if (gpus instanceof String s && !s.isBlank()) {
-            List<String> out = new ArrayList<>();
+            List<Entity> out = new ArrayList<>();
             for (String part : s.split(",")) {
                 if (!part.isBlank()) {
-                    out.add("gpu" + part.strip());
+                    out.add(DcgmJson.entity("GPU", part.strip()));
                 }
             }
             return out;
         }
         if (gpus instanceof List<?> l && !l.isEmpty()) {
-            return l.stream().map(g -> "gpu" + String.valueOf(g).strip()).toList();
+            return l.stream().map(g -> DcgmJson.entity("GPU", String.valueOf(g).strip())).toList();
         }
-        return List.of("node");
+        return List.of(Entity.NODE);
     }
 
-    /** DCGM's own words: the warnings (string or list of {warning}), else the error, else the info line. */
-    private static String message(Map<?, ?> res) {
-        List<String> parts = new ArrayList<>();
+    /**
+     * The errors of a result: DCGM 4's warning list (each with its own id, severity and category),
+     * else DCGM 3's warning string with the result's own error_id / error_severity / error_category.
+     */
+    private static List<DiagError> errors(Map<?, ?> res) {
+        List<DiagError> out = new ArrayList<>();
         Object w = res.get("warnings");
         if (w instanceof String s && !s.isBlank()) {
-            parts.add(s.strip());
+            out.add(new DiagError(number(res.get("error_id")), number(res.get("error_severity")), number(res.get("error_category")), s.strip()));
         } else if (w instanceof List<?> list) {
             for (Object item : list) {
                 if (item instanceof Map<?, ?> m) {
                     Object text = m.get("warning") != null ? m.get("warning") : m.get("message");
-                    if (text != null) {
-                        parts.add(String.valueOf(text).strip() + (m.get("error_id") != null ? " (DCGM error " + m.get("error_id") + ")" : ""));
-                    }
+                    out.add(new DiagError(number(m.get("error_id")), number(m.get("error_severity")), number(m.get("error_category")),
+                            text == null ? "" : String.valueOf(text).strip()));
                 } else if (item != null) {
-                    parts.add(item.toString().strip());
+                    out.add(new DiagError(null, null, null, item.toString().strip()));
                 }
             }
         }
-        if (parts.isEmpty() && res.get("error") instanceof String e && !e.isBlank()) {
-            parts.add(e.strip());
+        if (out.isEmpty() && res.get("error") instanceof String e && !e.isBlank()) {
+            out.add(new DiagError(number(res.get("error_id")), number(res.get("error_severity")), number(res.get("error_category")), e.strip()));
+        }
+        return out;
+    }
+
+    /** A number DCGM wrote as a number or as digits in quotes; null otherwise. */
+    private static Long number(Object o) {
+        if (o instanceof Number n) {
+            return n.longValue();
+        }
+        if (o instanceof String s && s.strip().matches("\\d{1,9}")) {
+            return Long.parseLong(s.strip());
+        }
+        return null;
+    }
+
+    /** DCGM's own words: the errors (with their ids), else the info line. */
+    private static String message(List<DiagError> errors, Map<?, ?> res) {
+        List<String> parts = new ArrayList<>();
+        for (DiagError e : errors) {
+            String text = e.text().isEmpty() && e.id() != null ? "no text" : e.text();
+            parts.add(text + (e.id() != null ? " (DCGM error " + e.id() + ")" : ""));
         }
         if (parts.isEmpty() && res.get("info") instanceof String i && !i.isBlank()) {
             parts.add(i.strip());
+        }
+        if (parts.isEmpty() && res.get("info") instanceof List<?> infos) {
+            for (Object i : infos) {
+                if (i != null && !String.valueOf(i).isBlank()) {
+                    parts.add(String.valueOf(i).strip());
+                }
+            }
         }
         return String.join("; ", parts);
     }
@@ -253,9 +334,15 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
             return;
         }
         String message = unwrap(fragments);
-        List<String> gpus = (List<String>) current.get("gpus");
-        for (String entity : gpus.isEmpty() ? List.of("node") : gpus) {
-            out.add(new Result("", (String) current.get("test"), entity, (String) current.get("status"), message));
+        List<DiagError> errors = new ArrayList<>();
+        for (String part : message.split("; ")) {
+            if (!part.isBlank()) {
+                errors.add(new DiagError(null, null, null, part.strip()));
+            }
+        }
+        List<Entity> gpus = (List<Entity>) current.get("gpus");
+        for (Entity entity : gpus.isEmpty() ? List.of(Entity.NODE) : gpus) {
+            out.add(new Result("", (String) current.get("test"), entity, (String) current.get("status"), message, errors));
         }
     }
 
@@ -282,13 +369,13 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
         return sb.toString().strip();
     }
 
-    private static List<String> gpus(String rest) {
+    private static List<Entity> gpus(String rest) {
         Matcher g = GPU_LIST.matcher(rest);
-        List<String> out = new ArrayList<>();
+        List<Entity> out = new ArrayList<>();
         if (g.find()) {
             for (String id : g.group(1).split("[,\\s]+")) {
                 if (!id.isBlank()) {
-                    out.add("gpu" + id.strip());
+                    out.add(DcgmJson.entity("GPU", id.strip()));
                 }
             }
         }

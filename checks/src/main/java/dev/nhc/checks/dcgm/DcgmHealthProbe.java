@@ -2,47 +2,76 @@ package dev.nhc.checks.dcgm;
 
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
 import dev.nhc.engine.process.ProcessRunner;
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
-import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@code dcgm.health}: DCGM's own verdict per GPU and health system ({@code dcgmi health -c -j}).
+ * {@code dcgm.health}: DCGM's own health watches per GPU and health system ({@code dcgmi health -c -j}).
  * DCGM only checks the systems it watches, so when no watches are set this probe sets them
- * ({@code dcgmi health -s a} by default) and asks again. DCGM's Warning and Failure become WARN
- * and FAIL findings on the GPU, naming the system and carrying DCGM's message; when DCGM cannot
- * be asked (not installed, host engine down, output nhc cannot read) the check is UNKNOWN with
- * what to install or start.
+ * ({@code dcgmi health -s a} by default) and asks again. It observes, per entity DCGM names, DCGM's
+ * worst result as DCGM numbers it (0 healthy, 10 warning, 20 failure), which systems and DCGM's
+ * words; the default rules make 20 FAIL and 10 WARN. When DCGM cannot be asked (not installed, host
+ * engine down, output nhc cannot read) the node is unreadable, which the check reports as UNKNOWN
+ * with what to install or start.
  */
 public final class DcgmHealthProbe implements Probe {
     public static final String NAME = "dcgm.health";
 
+    static final ParamSpec<String> DCGMI = ParamSpec.text("dcgmi", "path of dcgmi (default: settings.dcgmi, then PATH, /usr/bin)")
+            .check(DcgmHealthProbe::absolute);
+    static final ParamSpec<String> WATCHES = ParamSpec.text("watches",
+                    "systems to watch when none are set, as dcgmi health -s letters: p m i d t n x a (all)").defaultValue("a")
+            .check(s -> s.matches("[pmidtnxa]+") ? null : "must be dcgmi health -s letters from p m i d t n x a, not '" + s + "'");
+    static final ParamSpec<Boolean> SET_WATCHES = ParamSpec.flag("set_watches",
+            "set the watches when DCGM has none; false reports UNKNOWN instead").defaultValue(true);
+
+    private static final ProbeSpec SPEC = ProbeSpec.builder(NAME,
+                    "DCGM health watches (dcgmi health -c -j): DCGM's result per GPU and system, 20 failure → fail, 10 warning → warn")
+            .tags(Tags.GPU, Tags.DCGM)
+            .entities(Entity.Kind.GPU, "the node, and each GPU (or NVSwitch) DCGM reports an incident for")
+            .param(DCGMI).param(WATCHES).param(SET_WATCHES)
+            .field("overall_health", Unit.TEXT, "node: DCGM's overall health: Healthy, Warning or Failure")
+            .field("overall", Unit.COUNT, "node: DCGM's overall result as DCGM numbers it: 0 healthy, 10 warning, 20 failure")
+            .field("incidents", Unit.COUNT, "node: systems DCGM reports as not healthy, over all entities")
+            .field("health", Unit.COUNT, "DCGM's worst result for this entity: 0 healthy, 10 warning, 20 failure")
+            .field("status", Unit.TEXT, "the same in DCGM's words: Healthy, Warning, Failure (or Internal error)")
+            .field("systems", Unit.TEXT, "the health systems DCGM does not call healthy, worst first (\"Memory system, PCIe system\")")
+            .field("message", Unit.TEXT, "per system, its result and DCGM's message")
+            .field("undecided", Unit.BOOLEAN, "DCGM reported a result other than healthy, warning or failure for a system")
+            .field("remedy", Unit.TEXT, "reset-gpu when a memory, NVLink or driver system fails (DCGM's advice), else none")
+            .rule(DefaultRule.fail(Map.of("health", ">= 20"), "{entity}: DCGM {message}").remedyFrom("remedy"))
+            .rule(DefaultRule.fail(Map.of("overall", ">= 20", "incidents", 0),
+                    "DCGM reports overall health {overall_health} without naming a GPU or system"))
+            .rule(DefaultRule.warn(Map.of("health", ">= 10"), "{entity}: DCGM {message}"))
+            .rule(DefaultRule.warn(Map.of("overall", ">= 10", "incidents", 0),
+                    "DCGM reports overall health {overall_health} without naming a GPU or system"))
+            .rule(DefaultRule.unknown(Map.of("undecided", true), "{entity}: DCGM could not judge: {message}"))
+            .build();
+
     @Override
     public ProbeSpec spec() {
-        return ProbeSpec.builder(NAME, "DCGM health watches (dcgmi health -c -j): DCGM's PASS/WARN/FAIL per GPU and system")
-                .entities("the node, and each GPU (or NVSwitch) DCGM reports an incident for")
-                .param(ParamSpec.optional("dcgmi", ParamType.STRING, null, "path of dcgmi (default: settings.dcgmi, then PATH, /usr/bin)"))
-                .param(ParamSpec.optional("watches", ParamType.STRING, "a",
-                        "systems to watch when none are set, as dcgmi health -s letters: p m i d t n x a (all)"))
-                .param(ParamSpec.optional("set_watches", ParamType.BOOLEAN, true,
-                        "set the watches when DCGM has none; false reports UNKNOWN instead"))
-                .field("overall_health", Unit.TEXT, "DCGM's overall health: Healthy, Warning or Failure")
-                .field("incidents", Unit.COUNT, "systems DCGM reports as not healthy, over all entities")
-                .field("health", Unit.TEXT, "per entity: DCGM's worst result for it")
-                .build();
+        return SPEC;
+    }
+
+    static String absolute(String path) {
+        return path.startsWith("/") ? null : "must be an absolute path, not '" + path + "'";
     }
 
     @Override
@@ -53,50 +82,47 @@ public final class DcgmHealthProbe implements Probe {
             if (capture.isEmpty()) {
                 return ProbeResult.skipped("replay has no dcgmi health capture (--dcgmi-health-json)");
             }
-            return judge(capture.get(), "dcgmi health capture " + replay.get().healthSource());
+            return observe(capture.get(), "dcgmi health capture " + replay.get().healthSource());
         }
         Dcgmi dcgmi;
         try {
-            dcgmi = Dcgmi.locate(ctx);
+            dcgmi = Dcgmi.locate(ctx, DCGMI.get(ctx.params()));
         } catch (Dcgmi.DcgmUnavailable e) {
-            return unknown(e.getMessage());
+            return unreadable(e.getMessage());
         }
         ProcessRunner.Result o = dcgmi.run(ctx, "health", "-c", "-j");
         String problem = problem(o, "health -c -j");
         if (problem != null) {
-            return unknown(problem);
+            return unreadable(problem);
         }
         if (watchesNotSet(o)) {
-            if (!Boolean.TRUE.equals(ctx.params().bool("set_watches"))) {
-                return unknown("DCGM has no health watches set, so it checks nothing: run 'dcgmi health -s a' "
+            if (!SET_WATCHES.get(ctx.params())) {
+                return unreadable("DCGM has no health watches set, so it checks nothing: run 'dcgmi health -s a' "
                         + "or let nhc set them (with: { set_watches: true })");
             }
-            String letters = ctx.params().string("watches");
-            if (letters == null || !letters.matches("[pmidtnxa]+")) {
-                return unknown("with: { watches: '" + letters + "' } must be dcgmi health -s letters from p m i d t n x a");
-            }
+            String letters = WATCHES.get(ctx.params());
             ProcessRunner.Result set = dcgmi.run(ctx, "health", "-s", letters);
             String setProblem = problem(set, "health -s " + letters);
             if (setProblem != null) {
-                return unknown(setProblem);
+                return unreadable(setProblem);
             }
             if (set.exitCode() != 0 || set.stdout().toLowerCase(Locale.ROOT).contains("error")) {
-                return unknown("DCGM has no health watches set and 'dcgmi health -s " + letters + "' failed: " + Dcgmi.quote(set));
+                return unreadable("DCGM has no health watches set and 'dcgmi health -s " + letters + "' failed: " + Dcgmi.quote(set));
             }
             o = dcgmi.run(ctx, "health", "-c", "-j");
             problem = problem(o, "health -c -j");
             if (problem != null) {
-                return unknown(problem);
+                return unreadable(problem);
             }
             if (watchesNotSet(o)) {
-                return unknown("DCGM still reports no health watches after 'dcgmi health -s " + letters + "': " + Dcgmi.quote(o));
+                return unreadable("DCGM still reports no health watches after 'dcgmi health -s " + letters + "': " + Dcgmi.quote(o));
             }
         }
         if (o.stdout().isBlank()) {
-            return unknown("dcgmi health -c -j printed nothing (exit code " + o.exitCode() + (o.stderr().isBlank() ? "" : ", stderr: "
+            return unreadable("dcgmi health -c -j printed nothing (exit code " + o.exitCode() + (o.stderr().isBlank() ? "" : ", stderr: "
                     + Dcgmi.quote(o)) + ")");
         }
-        return judge(o.stdout(), "dcgmi health -c -j output" + (o.exitCode() != 0 ? " (exit code " + o.exitCode() + ")" : ""));
+        return observe(o.stdout(), "dcgmi health -c -j output" + (o.exitCode() != 0 ? " (exit code " + o.exitCode() + ")" : ""));
     }
 
     /** Timeouts and an unreachable host engine, worded for the admin; null when dcgmi answered. */
@@ -113,49 +139,72 @@ public final class DcgmHealthProbe implements Probe {
         return s.contains("watches not enabled") || s.contains("watches not set") || s.contains("no health watches");
     }
 
-    private static ProbeResult judge(String text, String what) {
+    private static ProbeResult observe(String text, String what) {
         DcgmHealthReport report;
         try {
             report = DcgmHealthReport.parse(text, what);
         } catch (DcgmOutputException e) {
-            return unknown(e.getMessage());
+            return unreadable(e.getMessage());
         }
         ProbeResult.Builder b = ProbeResult.builder();
-        b.observe(Observation.of("node").put("overall_health", report.overall()).put("incidents", report.incidents().size()).build());
-        Map<String, Severity> worst = new LinkedHashMap<>();
-        Map<String, String> worstLabel = new LinkedHashMap<>();
+        b.observe(Observation.of(Entity.NODE).put("overall_health", report.overall()).put("overall", overallCode(report.overall()))
+                .put("incidents", report.incidents().size()).build());
+        Map<Entity, List<DcgmHealthReport.Incident>> byEntity = new LinkedHashMap<>();
         for (DcgmHealthReport.Incident i : report.incidents()) {
-            Severity s = i.severity();
-            if (!worst.containsKey(i.entity()) || s.ordinal() > worst.get(i.entity()).ordinal()) {
-                worst.put(i.entity(), s);
-                worstLabel.put(i.entity(), i.health());
-            }
-            if (s == Severity.PASS) {
-                continue;
-            }
-            String msg = "DCGM " + i.system() + ": " + i.health().toLowerCase(Locale.ROOT)
-                    + (i.message().isBlank() ? "" : ": " + i.message());
-            b.finding(new Finding(null, i.entity(), s, msg, remedy(i), null,
-                    Map.of("system", i.system(), "health", i.health())));
+            byEntity.computeIfAbsent(i.entity(), k -> new ArrayList<>()).add(i);
         }
-        worstLabel.forEach((entity, label) -> b.observe(Observation.of(entity).put("health", label).build()));
-        Severity overall = DcgmHealthReport.severity(report.overall());
-        if (overall != Severity.PASS && report.incidents().isEmpty()) {
-            b.finding(Finding.of("node", overall, "DCGM reports overall health " + report.overall() + " without naming a GPU or system"));
-        }
+        byEntity.forEach((entity, incidents) -> b.observe(observation(entity, incidents)));
         return b.build();
     }
 
-    /** A failing memory, NVLink or driver system is what a GPU reset clears (DCGM's own advice); the rest is for the admin to judge. */
-    private static Remedy remedy(DcgmHealthReport.Incident i) {
-        if (i.severity() != Severity.FAIL) {
-            return Remedy.NONE;
-        }
-        String s = i.system().toLowerCase(Locale.ROOT);
-        return s.startsWith("memory") || s.startsWith("nvlink") || s.startsWith("driver") ? Remedy.RESET_GPU : Remedy.NONE;
+    /** DCGM's overall word as its number; an overall DCGM cannot judge is left out (the entities say more). */
+    private static Long overallCode(String overall) {
+        long c = DcgmHealthReport.code(overall);
+        return c == DcgmHealthReport.UNDECIDED ? null : c;
     }
 
-    static ProbeResult unknown(String why) {
-        return ProbeResult.builder().finding(Finding.of("node", Severity.UNKNOWN, why)).build();
+    /** One entity's incidents: the worst result, the systems worst first, DCGM's words for each. */
+    private static Observation observation(Entity entity, List<DcgmHealthReport.Incident> incidents) {
+        List<DcgmHealthReport.Incident> sorted = new ArrayList<>(incidents);
+        sorted.sort(Comparator.comparingLong((DcgmHealthReport.Incident i) -> rank(i.code())).reversed());
+        long worst = DcgmHealthReport.PASS;
+        boolean undecided = false;
+        Remedy remedy = Remedy.NONE;
+        List<String> systems = new ArrayList<>();
+        List<String> messages = new ArrayList<>();
+        for (DcgmHealthReport.Incident i : sorted) {
+            long c = i.code();
+            undecided |= c == DcgmHealthReport.UNDECIDED;
+            worst = Math.max(worst, c);
+            if (c == DcgmHealthReport.PASS) {
+                continue;
+            }
+            if (c == DcgmHealthReport.FAIL && resetClears(i.system())) {
+                remedy = Remedy.RESET_GPU;
+            }
+            systems.add(i.system());
+            messages.add(i.system() + ": " + i.health().toLowerCase(Locale.ROOT) + (i.message().isBlank() ? "" : ": " + i.message()));
+        }
+        String status = sorted.isEmpty() ? "Healthy" : sorted.get(0).health();
+        // An entity DCGM could not judge at all has no result to compare: only the UNKNOWN rule applies.
+        Long health = worst == DcgmHealthReport.PASS && undecided ? null : worst;
+        return Observation.of(entity).put("health", health).put("status", status).put("systems", String.join(", ", systems))
+                .put("message", String.join("; ", messages)).put("undecided", undecided).put("remedy", remedy.label()).build();
+    }
+
+    /** Failure before warning before "could not judge" before healthy. */
+    private static int rank(long code) {
+        return code == DcgmHealthReport.FAIL ? 3 : code == DcgmHealthReport.WARN ? 2 : code == DcgmHealthReport.UNDECIDED ? 1 : 0;
+    }
+
+    /** A failing memory, NVLink or driver system is what a GPU reset clears (DCGM's own advice); the rest is for the admin to judge. */
+    private static boolean resetClears(String system) {
+        String s = system.toLowerCase(Locale.ROOT);
+        return s.startsWith("memory") || s.startsWith("nvlink") || s.startsWith("driver");
+    }
+
+    /** DCGM could not be asked, or its answer not read: the check cannot decide, and {@code why} says what to do. */
+    static ProbeResult unreadable(String why) {
+        return ProbeResult.of(Observation.unreadable(Entity.NODE, why));
     }
 }

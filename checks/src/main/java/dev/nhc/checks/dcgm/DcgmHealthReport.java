@@ -1,7 +1,7 @@
 package dev.nhc.checks.dcgm;
 
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
-import dev.nhc.model.Severity;
+import dev.nhc.model.Entity;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -17,10 +17,17 @@ import java.util.Map;
  */
 record DcgmHealthReport(String overall, List<Incident> incidents) {
 
+    /** DCGM's own numbers for its results (dcgmHealthWatchResults_t): PASS 0, WARN 10, FAIL 20. */
+    static final long PASS = 0;
+    static final long WARN = 10;
+    static final long FAIL = 20;
+    /** Not one of DCGM's results ("Internal error"): DCGM could not judge. */
+    static final long UNDECIDED = -1;
+
     /** One health system of one entity that DCGM did not find healthy. */
-    record Incident(String entity, String system, String health, String message) {
-        Severity severity() {
-            return DcgmHealthReport.severity(health);
+    record Incident(Entity entity, String system, String health, String message) {
+        long code() {
+            return DcgmHealthReport.code(health);
         }
     }
 
@@ -44,10 +51,10 @@ record DcgmHealthReport(String overall, List<Incident> incidents) {
             String groupName = String.valueOf(group.getKey());
             Map<?, ?> entities = children(group.getValue());
             for (Map.Entry<?, ?> e : entities.entrySet()) {
-                String entity = DcgmJson.entity(groupName, e.getKey());
+                Entity entity = DcgmJson.entity(groupName, e.getKey());
                 Map<?, ?> errors = children(children(e.getValue()).get("Errors"));
                 if (errors.isEmpty() && e.getValue() instanceof Map<?, ?> m && m.get("value") instanceof String v
-                        && severity(v) != Severity.PASS) {
+                        && code(v) != PASS) {
                     incidents.add(new Incident(entity, "overall", v, "DCGM reports " + groupName + " " + e.getKey() + " " + v));
                 }
                 for (Map.Entry<?, ?> sys : errors.entrySet()) {
@@ -62,13 +69,13 @@ record DcgmHealthReport(String overall, List<Incident> incidents) {
         return new DcgmHealthReport(overall, incidents);
     }
 
-    /** Healthy → PASS, Warning → WARN, Failure → FAIL; anything else ("Internal error") means DCGM could not decide. */
-    static Severity severity(String health) {
+    /** Healthy → 0, Warning → 10, Failure → 20 (DCGM's numbers); anything else ("Internal error") → {@link #UNDECIDED}. */
+    static long code(String health) {
         return switch (health.strip().toLowerCase(Locale.ROOT)) {
-            case "healthy", "pass" -> Severity.PASS;
-            case "warning", "warn" -> Severity.WARN;
-            case "failure", "fail" -> Severity.FAIL;
-            default -> Severity.UNKNOWN;
+            case "healthy", "pass" -> PASS;
+            case "warning", "warn" -> WARN;
+            case "failure", "fail" -> FAIL;
+            default -> UNDECIDED;
         };
     }
 

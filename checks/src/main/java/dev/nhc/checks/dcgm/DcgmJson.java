@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.jr.ob.JSON;
 
+import dev.nhc.model.Entity;
+
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -71,15 +73,31 @@ final class DcgmJson {
         return s.length() > 120 ? s.substring(0, 120) + "…" : s;
     }
 
-    /** "GPU"/0 → gpu0, the way nhc names GPUs everywhere; other DCGM entity groups keep their name. */
-    static String entity(String group, Object id) {
-        String g = group == null ? "gpu" : group.strip();
-        String name = switch (g.toUpperCase(java.util.Locale.ROOT)) {
-            case "GPU" -> "gpu";
-            case "SWITCH", "NVSWITCH" -> "nvswitch";
-            default -> g.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9_]", "");
-        };
-        return name + String.valueOf(id).strip();
+    /**
+     * The entity DCGM names by group and id, typed as nhc names it everywhere: "GPU"/3 is GPU 3,
+     * "Switch"/0 NVSwitch 0, DCGM's "None" group the node; other groups (CPU, GPU_I, Link…) keep
+     * DCGM's group name.
+     */
+    static Entity entity(String group, Object id) {
+        String g = group == null ? "GPU" : group.strip();
+        String eid = String.valueOf(id).strip();
+        switch (g.toUpperCase(java.util.Locale.ROOT)) {
+            case "GPU" -> {
+                if (eid.matches("\\d{1,6}")) {
+                    return Entity.gpu(Integer.parseInt(eid), null);
+                }
+                return Entity.of(Entity.Kind.GPU, eid, "GPU " + eid);
+            }
+            case "SWITCH", "NVSWITCH" -> {
+                return new Entity(Entity.Kind.NVSWITCH, eid, "NVSwitch " + eid, null);
+            }
+            case "NONE", "" -> {
+                return Entity.NODE;
+            }
+            default -> {
+                return new Entity(Entity.Kind.DEVICE, g.toLowerCase(java.util.Locale.ROOT) + eid, g + " " + eid, null);
+            }
+        }
     }
 
     /** dcgmi's output did not have the shape nhc knows; the message says where and what. */

@@ -36,8 +36,8 @@ final class Dcgmi {
      * Finds dcgmi: {@code with: { dcgmi }}, else {@code settings.dcgmi}, else nhc's own PATH and
      * the usual install directories. Throws with the places looked at when none is executable.
      */
-    static Dcgmi locate(ProbeContext ctx) throws DcgmUnavailable {
-        String configured = ctx.params().string("dcgmi");
+    static Dcgmi locate(ProbeContext ctx, String configuredByCheck) throws DcgmUnavailable {
+        String configured = configuredByCheck;
         String where = "with: { dcgmi }";
         if (configured == null && ctx.setting("dcgmi") != null) {
             configured = ctx.setting("dcgmi").toString();

@@ -1,70 +1,86 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.checks.host.KernelLogPatterns.LogPattern;
 import dev.nhc.checks.kernel.KernelLogLine;
 import dev.nhc.checks.kernel.KernelLogReader;
 import dev.nhc.checks.kernel.KernelLogSpec;
 import dev.nhc.checks.kernel.ReadStats;
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Remedy;
-import dev.nhc.model.Severity;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
-import dev.nhc.probe.Params;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.ProbeState;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
-import java.util.ArrayList;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
- * {@code kernel.log}: regex rules over the kernel log lines that are new since the last run.
- * A {@code fail} pattern that matched keeps failing until reboot or {@code nhc clear CHECK} (a
- * filesystem remounted read-only stays so; reporting it once and then passing would resume a
- * drained node); {@code warn} patterns report the run in which they matched.
+ * {@code kernel.log}: counts the kernel log lines new since the last run that match each pattern
+ * ({@link KernelLogPatterns}: read-only remounts, I/O errors, lockups, OOM, NIC link and firmware
+ * faults by default). A {@code fail} pattern that matched is latched: its count is observed on
+ * every later run until reboot or {@code nhc clear CHECK} (a filesystem remounted read-only stays
+ * so; reporting it once and then passing would resume a drained node); a {@code warn} pattern's
+ * count is this run's. The probe observes per pattern its severity and counts; the default rules
+ * decide, so a config's {@code fail:}/{@code warn:} replaces them as for any probe.
  */
 public final class KernelLogProbe implements Probe {
     static final String LATCHED = "kl.latched";
     static final String BOOT_ID = "kl.boot_id";
+    /** Why latches of this boot were lost, kept until reboot or {@code nhc clear}. */
+    static final String LOST = "kl.state_lost";
+    static final Entity LOG = Entity.of(Entity.Kind.LOG, KernelLogPatterns.RESERVED);
     private static final int TEXT_MAX = 200;
+    private static final Pattern WHEN = Pattern.compile("[\\x20-\\x7e]{0,64}");
+    private static final Pattern BOOT = Pattern.compile("[\\x21-\\x7e]{1,128}");
 
-    /** A rule: lines matching {@code regex} give a finding of {@code severity} on the entity {@code name}. */
-    record Rule(String name, Pattern regex, Severity severity, String message) {
-    }
+    static final ParamSpec<Object> PATTERNS = ParamSpec.any("patterns",
+                    "list of {regex, severity: warn|fail, message, name, after_boot}; replaces the defaults (read-only remount, "
+                            + "Buffer I/O error and NIC fatal errors fail; soft lockup, hung task, OOM, machine check, filesystem "
+                            + "error, NIC PCIe link degraded and NIC link down warn). after_boot: lines in the first DURATION after "
+                            + "boot do not count")
+            .check(KernelLogPatterns::problem);
+    static final ParamSpec<Boolean> LATCH = ParamSpec.flag("latch", "fail patterns keep failing until reboot or nhc clear")
+            .defaultValue(true);
 
-    static final List<Rule> DEFAULTS = List.of(
-            rule("filesystem read-only", "remounted read-only|Remounting filesystem read-only|remounting filesystem read-only",
-                    Severity.FAIL, "a filesystem was remounted read-only"),
-            rule("block I/O error", "Buffer I/O error", Severity.FAIL, "block device I/O errors"),
-            rule("soft lockup", "soft lockup", Severity.WARN, "a CPU soft lockup"),
-            rule("hung task", "hung_task|blocked for more than \\d+ seconds", Severity.WARN, "tasks hung in the kernel"),
-            rule("out of memory", "Out of memory|oom-kill:", Severity.WARN, "the OOM killer ran"),
-            rule("machine check", "Machine check events logged|mce: \\[Hardware Error\\]", Severity.WARN, "machine check (hardware) errors"),
-            rule("filesystem error", "EXT4-fs error|XFS \\(\\S+\\): Corruption", Severity.WARN, "filesystem errors"));
-
-    private static Rule rule(String name, String regex, Severity s, String message) {
-        return new Rule(name, Pattern.compile(regex), s, message);
-    }
+    private static final String STAYS = " — stays failing until reboot or `nhc clear {check}`";
 
     private static final ProbeSpec SPEC = KernelLogSpec.withReader(ProbeSpec.builder("kernel.log",
-                    "regex rules over the kernel log lines new since the last run (read-only remounts, I/O errors, lockups, OOM)")
-            .entities("one per rule (its name, else its message, else its regex), and \"kernel log\" for the reading itself")
-            .param(ParamSpec.optional("patterns", ParamType.ANY, null,
-                    "list of {regex, severity: warn|fail, message?, name?}; replaces the defaults (read-only remount and "
-                            + "Buffer I/O error fail; soft lockup, hung task, OOM, machine check, filesystem error warn)"))
-            .param(ParamSpec.optional("latch", ParamType.BOOLEAN, Boolean.TRUE, "fail matches keep failing until reboot or nhc clear"))
-            .field("matches", Unit.COUNT, "lines this rule matched since the last run (observed for rules that matched or are latched)")
-            ).build();
+                    "regex patterns over the kernel log lines new since the last run: read-only remounts, I/O errors, lockups, OOM, "
+                            + "and NIC faults — a NIC's PCIe link below its capability (\"available PCIe bandwidth, limited by … "
+                            + "(capable of …)\"), link-down flaps (mlx5 \"Link down\", \"NIC Link is Down\", bonding, "
+                            + "\"Lost carrier\"), mlx5 fatal health events (\"health compromised\", \"Fatal error N detected\", "
+                            + "\"firmware internal error\", fw_fatal). See docs/DESIGN.md, Kernel-log rules for NICs.")
+            .tags(Tags.HOST, Tags.KERNEL_LOG, Tags.NETWORK)
+            .entities(Entity.Kind.LOG, "one per pattern that matched or is latched (its name, else its message, else its regex), "
+                    + "and \"kernel log\" for the reading itself")
+            .param(PATTERNS).param(LATCH))
+            .field("severity", Unit.TEXT, "the pattern's severity: fail or warn")
+            .field("matches", Unit.COUNT, "lines the pattern matched since the last run")
+            .field("lines", Unit.COUNT, "lines that count now: since the first match this boot for a latched fail pattern, else this run's")
+            .field("summary", Unit.TEXT, "the pattern's message with the count, when, and the last matching line")
+            .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
+            .field("state_lost", Unit.BOOLEAN, "kernel log: latched matches of this boot could not be read back from the check's state")
+            .field("state_problem", Unit.TEXT, "kernel log: why they could not")
+            .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}" + STAYS).when(LATCH.name(), true))
+            .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}").when(LATCH.name(), false))
+            .rule(DefaultRule.warn(Map.of("severity", "warn", "lines", "> 0"), "{summary}"))
+            .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log lines in {source} were not examined "
+                    + "(more than max_lines = {with.max_lines} this run)"))
+            .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log records were overwritten before nhc read them"))
+            .rule(DefaultRule.unknown(Map.of("state_lost", true), "latched kernel log matches could not be read back from the check's "
+                    + "state ({state_problem}); fail patterns that matched earlier this boot may be missing until reboot or `nhc clear {check}`"))
+            .build();
 
     @Override
     public ProbeSpec spec() {
@@ -78,160 +94,189 @@ public final class KernelLogProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) {
-        Params p = ctx.params();
-        List<Rule> rules;
-        try {
-            rules = p.has("patterns") ? rules(p.raw("patterns")) : DEFAULTS;
-        } catch (IllegalArgumentException e) {
-            return ProbeResult.builder().finding(Finding.of("kernel log", Severity.UNKNOWN,
-                    "check " + ctx.checkName() + ": " + e.getMessage())).build();
-        }
-        boolean latch = !Boolean.FALSE.equals(p.bool("latch"));
+        List<LogPattern> patterns = PATTERNS.isSetIn(ctx.params()) ? KernelLogPatterns.parse(PATTERNS.get(ctx.params()))
+                : KernelLogPatterns.DEFAULTS;
+        boolean latch = LATCH.get(ctx.params());
         ProbeState state = ctx.state();
         String boot = KernelLogReader.bootId(ctx);
-        String storedBoot = state.getString(BOOT_ID);
-        Map<String, Map<String, Object>> latched = loadLatches(state);
-        if (boot != null && storedBoot != null && !boot.equals(storedBoot)) {
-            latched.clear();
-        }
+        Latches latched = Latches.load(state, boot);
+        Instant bootTime = KernelLogReader.bootTime(ctx);
 
         Map<String, Match> matches = new LinkedHashMap<>();
         ReadStats stats = null;
         String readError = null;
         try {
-            stats = new KernelLogReader(ctx, p.string("log"))
-                    .maxLines(p.has("max_lines") ? p.integer("max_lines") : KernelLogReader.DEFAULT_MAX_LINES)
-                    .sinceBoot(!Boolean.FALSE.equals(p.bool("since_boot")))
-                    .journalctl(p.string("journalctl"))
-                    .read(line -> {
-                        for (Rule r : rules) {
-                            if (r.regex().matcher(line.message()).find()) {
-                                matches.computeIfAbsent(r.name(), k -> new Match(r)).add(line);
-                            }
-                        }
-                    });
+            stats = KernelLogSpec.reader(ctx).read(line -> {
+                for (LogPattern p : patterns) {
+                    if (p.regex().matcher(line.message()).find() && counts(p, line, bootTime)) {
+                        matches.computeIfAbsent(p.name(), k -> new Match()).add(line);
+                    }
+                }
+            });
         } catch (IOException e) {
             readError = e.getMessage();
         }
 
         ProbeResult.Builder out = ProbeResult.builder();
-        for (Rule r : rules) {
-            Match m = matches.get(r.name());
-            Map<String, Object> l = latch ? latched.get(r.name()) : null;
-            if (m != null && latch && r.severity() == Severity.FAIL) {
-                Map<String, Object> now = new LinkedHashMap<>();
-                now.put("count", m.count + (l == null ? 0 : ((Number) l.get("count")).longValue()));
-                now.put("first", l == null ? m.first.when() : l.get("first"));
-                now.put("line", clip(m.last.message()));
-                latched.put(r.name(), now);
-                l = now;
+        for (LogPattern p : patterns) {
+            Match m = matches.get(p.name());
+            boolean latching = latch && p.fails();
+            if (m != null && latching) {
+                latched.add(p.name(), m.count, m.first.when(), clip(m.last.message()));
             }
+            Latch l = latching ? latched.get(p.name()) : null;
             if (m == null && l == null) {
-                continue; // only rules with something to say are entities: a quiet log reads as one "ok"
+                continue; // only patterns with something to say are entities: a quiet log reads as one "ok"
             }
-            out.observe(Observation.of(r.name()).put("matches", m == null ? 0L : m.count).build());
-            StringBuilder msg = new StringBuilder(r.message());
-            if (l != null && latch && r.severity() == Severity.FAIL) {
-                long count = ((Number) l.get("count")).longValue();
-                msg.append(": ").append(count).append(count == 1 ? " line" : " lines").append(" since ").append(l.get("first"))
-                        .append(", last: ").append(l.get("line"))
-                        .append(" — stays failing until reboot or `nhc clear ").append(ctx.checkName()).append('`');
-            } else {
-                msg.append(": ").append(m.count).append(m.count == 1 ? " line" : " lines").append(" since the last run, last");
-                if (!m.last.when().isEmpty()) {
-                    msg.append(" at ").append(m.last.when());
-                }
-                msg.append(": ").append(clip(m.last.message()));
-            }
-            out.finding(new Finding(null, r.name(), r.severity(), msg.toString(), Remedy.NONE, null, Map.of()));
+            long lines = l != null ? l.count() : m.count;
+            Observation.Builder o = Observation.of(Entity.of(Entity.Kind.LOG, p.name())).put("severity", p.severity())
+                    .put("matches", m == null ? 0L : m.count).put("lines", lines).put("summary", summary(p, m, l));
+            out.observe(o.build());
         }
-        latched.keySet().retainAll(latch ? rules.stream().map(Rule::name).toList() : List.of());
+        latched.retain(latch ? patterns.stream().filter(LogPattern::fails).map(LogPattern::name).toList() : List.of());
 
-        Observation.Builder log = Observation.of("kernel log");
-        if (stats != null) {
-            KernelLogSpec.putStats(log, stats);
-            if (stats.skippedLines() > 0) {
-                out.finding(Finding.of("kernel log", Severity.WARN, stats.skippedLines() + " new kernel log lines in "
-                        + stats.source() + " were not examined (more than max_lines = " + p.integer("max_lines") + " this run)"));
-            }
+        if (readError != null) {
+            out.observe(Observation.unreadable(LOG, readError));
         } else {
-            out.finding(Finding.of("kernel log", Severity.UNKNOWN, readError));
+            Observation.Builder log = Observation.of(LOG).put("source", stats.source())
+                    .put("state_lost", latched.lost != null).put("state_problem", latched.lost);
+            KernelLogSpec.putStats(log, stats);
+            out.observe(log.build());
         }
-        out.observe(log.build());
-        state.put(LATCHED, latched.isEmpty() ? null : new LinkedHashMap<>(latched));
-        if (boot != null) {
-            state.put(BOOT_ID, boot);
-        }
+        latched.save(state, boot);
         return out.build();
     }
 
-    /** Reads the {@code patterns:} list; every problem names the item. */
-    static List<Rule> rules(Object raw) {
-        if (!(raw instanceof List<?> list) || list.isEmpty()) {
-            throw new IllegalArgumentException("'patterns' must be a non-empty list of {regex, severity, message}");
+    /** Whether a matching line counts: not when the pattern ignores the first minutes after boot and the line is from then. */
+    private static boolean counts(LogPattern p, KernelLogLine line, Instant bootTime) {
+        if (p.afterBoot() == null) {
+            return true;
         }
-        List<Rule> out = new ArrayList<>();
-        for (int i = 0; i < list.size(); i++) {
-            String where = "patterns[" + i + "]";
-            if (!(list.get(i) instanceof Map<?, ?> m)) {
-                throw new IllegalArgumentException(where + " must be a map {regex, severity, message}");
-            }
-            for (Object k : m.keySet()) {
-                if (!List.of("regex", "severity", "message", "name").contains(String.valueOf(k))) {
-                    throw new IllegalArgumentException(where + ": unknown key '" + k + "' (known: regex, severity, message, name)");
-                }
-            }
-            Object regex = m.get("regex");
-            if (regex == null || regex.toString().isEmpty()) {
-                throw new IllegalArgumentException(where + " needs 'regex'");
-            }
-            Pattern pattern;
-            try {
-                pattern = Pattern.compile(regex.toString());
-            } catch (PatternSyntaxException e) {
-                throw new IllegalArgumentException(where + ".regex is not a valid regular expression: " + e.getDescription()
-                        + " near index " + e.getIndex() + " of " + regex);
-            }
-            String sev = m.get("severity") == null ? "warn" : m.get("severity").toString().toLowerCase(Locale.ROOT);
-            Severity severity = switch (sev) {
-                case "warn" -> Severity.WARN;
-                case "fail" -> Severity.FAIL;
-                default -> throw new IllegalArgumentException(where + ".severity must be warn or fail, not '" + sev + "'");
-            };
-            String message = m.get("message") == null ? "kernel log matched /" + regex + "/" : m.get("message").toString();
-            String name = m.get("name") != null ? m.get("name").toString() : m.get("message") != null ? message : regex.toString();
-            out.add(new Rule(name, pattern, severity, message));
+        Double uptime = line.uptimeSeconds();
+        if (uptime == null && line.time() != null && bootTime != null) {
+            uptime = Duration.between(bootTime, line.time()).toMillis() / 1000.0;
         }
-        return out;
+        return uptime == null || uptime >= p.afterBoot().toMillis() / 1000.0;
     }
 
-    private static Map<String, Map<String, Object>> loadLatches(ProbeState state) {
-        Map<String, Map<String, Object>> out = new LinkedHashMap<>();
-        if (state.get(LATCHED) instanceof Map<?, ?> m) {
-            m.forEach((k, v) -> {
-                if (v instanceof Map<?, ?> entry && entry.get("count") instanceof Number) {
-                    Map<String, Object> l = new LinkedHashMap<>();
-                    entry.forEach((a, b) -> l.put(String.valueOf(a), b));
-                    out.put(String.valueOf(k), l);
-                }
-            });
+    /** "a filesystem was remounted read-only: 1 line since 2026-11-22T04:00:00Z, last: EXT4-fs (nvme0n1p2): Remounting …". */
+    private static String summary(LogPattern p, Match m, Latch l) {
+        StringBuilder msg = new StringBuilder(p.message());
+        if (l != null) {
+            msg.append(": ").append(l.count()).append(l.count() == 1 ? " line" : " lines").append(" since ").append(l.first())
+                    .append(", last: ").append(l.line());
+        } else {
+            msg.append(": ").append(m.count).append(m.count == 1 ? " line" : " lines").append(" since the last run, last");
+            if (!m.last.when().isEmpty()) {
+                msg.append(" at ").append(m.last.when());
+            }
+            msg.append(": ").append(clip(m.last.message()));
         }
-        return out;
+        return msg.toString();
     }
 
     private static String clip(String s) {
         return s.length() <= TEXT_MAX ? s : s.substring(0, TEXT_MAX) + "…";
     }
 
+    /** One latched fail pattern: lines since its first match this boot, when that was, the last line. */
+    record Latch(long count, String first, String line) {
+    }
+
+    /**
+     * The latched fail patterns of this boot, read back with every value checked; what does not hold
+     * up is dropped and the loss kept until reboot or {@code nhc clear}, so it is observed, not silent.
+     */
+    private static final class Latches {
+        final Map<String, Latch> byName = new LinkedHashMap<>();
+        String lost;
+
+        static Latches load(ProbeState state, String bootId) {
+            Latches l = new Latches();
+            Object storedBoot = state.get(BOOT_ID);
+            boolean validBoot = storedBoot instanceof String s && BOOT.matcher(s).matches();
+            if (storedBoot != null && !validBoot) {
+                l.lost = "the boot id kept with them is invalid";
+            } else if (bootId != null && storedBoot != null && !bootId.equals(storedBoot)) {
+                return l; // rebooted
+            }
+            if (state.get(LOST) != null) {
+                l.note(state.get(LOST) instanceof String why && !why.isBlank() && why.length() <= 300 ? why
+                        : "an earlier run could not read them back");
+            }
+            Object saved = state.get(LATCHED);
+            if (saved == null) {
+                return l;
+            }
+            if (!(saved instanceof Map<?, ?> m)) {
+                l.note("state value " + LATCHED + " is not a map");
+                return l;
+            }
+            int bad = 0;
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                Latch latch = e.getValue() instanceof Map<?, ?> entry ? read(entry) : null;
+                if (latch == null) {
+                    bad++;
+                } else {
+                    l.byName.put(String.valueOf(e.getKey()), latch);
+                }
+            }
+            if (bad > 0) {
+                l.note(bad + (bad == 1 ? " saved entry is" : " saved entries are") + " damaged");
+            }
+            return l;
+        }
+
+        private static Latch read(Map<?, ?> m) {
+            if (!(m.get("count") instanceof Number n) || n.longValue() < 1) {
+                return null;
+            }
+            Object first = m.get("first");
+            Object line = m.get("line");
+            if (!(first instanceof String f && WHEN.matcher(f).matches()) || !(line instanceof String s && s.length() <= TEXT_MAX + 1)) {
+                return null;
+            }
+            return new Latch(n.longValue(), f, s);
+        }
+
+        private void note(String why) {
+            lost = lost == null ? why : lost + "; " + why;
+        }
+
+        Latch get(String name) {
+            return byName.get(name);
+        }
+
+        void add(String name, long count, String first, String line) {
+            Latch old = byName.get(name);
+            byName.put(name, old == null ? new Latch(count, first, line) : new Latch(old.count() + count, old.first(), line));
+        }
+
+        void retain(List<String> names) {
+            byName.keySet().retainAll(names);
+        }
+
+        void save(ProbeState state, String bootId) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            byName.forEach((name, l) -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("count", l.count());
+                m.put("first", l.first());
+                m.put("line", l.line());
+                out.put(name, m);
+            });
+            state.put(LATCHED, out.isEmpty() ? null : out);
+            state.put(LOST, lost);
+            if (bootId != null) {
+                state.put(BOOT_ID, bootId);
+            }
+        }
+    }
+
     private static final class Match {
-        final Rule rule;
         KernelLogLine first;
         KernelLogLine last;
         long count;
-
-        Match(Rule rule) {
-            this.rule = rule;
-        }
 
         void add(KernelLogLine line) {
             if (first == null) {

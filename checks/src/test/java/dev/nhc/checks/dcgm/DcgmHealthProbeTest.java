@@ -1,10 +1,15 @@
 package dev.nhc.checks.dcgm;
 
+import dev.nhc.engine.config.ConfigException;
+import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
+import dev.nhc.model.Verdict;
 import dev.nhc.probe.ProbeResult;
-import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,54 +17,100 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** dcgm.health judged as {@code nhc run} judges it, against a real executable standing in for dcgmi. */
 class DcgmHealthProbeTest {
     @TempDir
     Path tmp;
 
     private final DcgmHealthProbe probe = new DcgmHealthProbe();
 
-    private TestProbeContext ctx(FakeDcgmi fake) {
-        return new TestProbeContext(tmp.resolve("root")).params(Map.of("dcgmi", fake.exe.toString(), "watches", "a", "set_watches", true));
+    private Pipeline pipeline() throws Exception {
+        Files.createDirectories(tmp.resolve("root"));
+        return new Pipeline(tmp.resolve("root"), probe);
     }
 
-    private static Finding only(ProbeResult r) {
-        assertEquals(1, r.findings().size(), r.findings().toString());
-        return r.findings().get(0);
+    private Verdict run(FakeDcgmi fake) throws Exception {
+        return run(fake, "");
+    }
+
+    private Verdict run(FakeDcgmi fake, String moreWith) throws Exception {
+        return pipeline().run("- { name: dcgm, use: dcgm.health, with: { dcgmi: " + fake.exe + moreWith + " } }");
+    }
+
+    private static List<Finding> problems(Verdict v) {
+        return Pipeline.findings(v, "dcgm").stream().filter(f -> f.severity() != Severity.PASS).toList();
+    }
+
+    private static Finding only(Verdict v) {
+        List<Finding> p = problems(v);
+        assertEquals(1, p.size(), Pipeline.findings(v, "dcgm").toString());
+        return p.get(0);
     }
 
     @Test
-    void healthyDcgmGivesNoFindings() throws Exception {
+    void healthyDcgmPasses() throws Exception {
         FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).answers(DcgmTestData.HEALTHY, null, 0);
-        ProbeResult r = probe.probe(ctx(fake));
-        assertEquals(List.of(), r.findings());
-        assertEquals("Healthy", r.observations().get(0).get("overall_health"));
+        Verdict v = run(fake);
+        assertEquals(Severity.PASS, Pipeline.severity(v, "dcgm"));
+        Finding node = Pipeline.only(v, "dcgm");
+        assertEquals(Entity.NODE, node.entity());
+        assertEquals("Healthy", Pipeline.result(v, "dcgm").observations().get(0).get("overall_health"));
+        assertEquals(0L, Pipeline.result(v, "dcgm").observations().get(0).get("overall"));
         assertEquals(List.of("health -c -j"), fake.calls());
     }
 
     @Test
-    void incidentsBecomeFindingsPerGpuAndSystemWithDcgmsMessage() throws Exception {
+    void incidentsAreJudgedPerGpuWithDcgmsMessage() throws Exception {
         FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).answers(DcgmTestData.UNHEALTHY, null, 0);
-        ProbeResult r = probe.probe(ctx(fake));
-        assertEquals(3, r.findings().size(), r.findings().toString());
-        Finding pcie = r.findings().get(0);
-        assertEquals("gpu1", pcie.entity());
+        Verdict v = run(fake);
+        assertEquals(Severity.FAIL, Pipeline.severity(v, "dcgm"));
+        Finding pcie = Pipeline.about(v, "dcgm", "GPU 1");
         assertEquals(Severity.WARN, pcie.severity());
-        assertEquals("DCGM PCIe system: warning: Detected more than 8 PCIe replays per minute for GPU 1 : 13 Reconnect PCIe card. "
+        assertEquals(1, pcie.entity().gpuIndex().orElseThrow());
+        assertEquals("GPU 1: DCGM PCIe system: warning: Detected more than 8 PCIe replays per minute for GPU 1 : 13 Reconnect PCIe card. "
                 + "Run system side PCIE diagnostic utilities to verify hardware is healthy.", pcie.message());
-        Finding mem = r.findings().get(1);
-        assertEquals("gpu3", mem.entity());
+        Finding mem = Pipeline.about(v, "dcgm", "GPU 3");
         assertEquals(Severity.FAIL, mem.severity());
         assertEquals(Remedy.RESET_GPU, mem.remedy());
-        assertTrue(mem.message().contains("Memory system: failure: A volatile double-bit ECC error"), mem.message());
-        Finding sw = r.findings().get(2);
-        assertEquals("nvswitch0", sw.entity());
+        assertEquals("GPU 3: DCGM Memory system: failure: A volatile double-bit ECC error has occurred on GPU 3.", mem.message());
+        Finding sw = Pipeline.about(v, "dcgm", "NVSwitch 0");
         assertEquals(Severity.WARN, sw.severity());
+        assertEquals(Entity.Kind.NVSWITCH, sw.entity().kind());
+        // The node itself: DCGM named the GPUs, so its overall Failure is not a second finding.
+        assertEquals(Severity.PASS, Pipeline.about(v, "dcgm", "node").severity());
+    }
+
+    @Test
+    void oneGpuWithTwoSystemsIsJudgedByTheWorstAndNamesBoth() throws Exception {
+        FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).answers(DcgmTestData.HEALTH_TWO_SYSTEMS, null, 0);
+        Finding f = only(run(fake));
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals(Remedy.RESET_GPU, f.remedy());
+        assertEquals("GPU 3: DCGM Memory system: failure: A volatile double-bit ECC error has occurred on GPU 3.; "
+                + "PCIe system: warning: Detected more than 8 PCIe replays per minute for GPU 3 : 40", f.message());
+        assertEquals(20L, f.observed().get("health"));
+    }
+
+    @Test
+    void aSystemDcgmCannotJudgeIsUnknown() throws Exception {
+        FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).answers(DcgmTestData.HEALTH_INTERNAL_ERROR, null, 0);
+        Finding f = only(run(fake));
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertEquals("GPU 2: DCGM could not judge: Internal error: internal error: Unable to read the health of GPU 2", f.message());
+    }
+
+    @Test
+    void anOverallFailureWithoutAnIncidentStillFails() throws Exception {
+        FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).answers(DcgmTestData.HEALTH_OVERALL_ONLY, null, 0);
+        Finding f = only(run(fake));
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals("DCGM reports overall health Failure without naming a GPU or system", f.message());
     }
 
     @Test
@@ -72,50 +123,53 @@ class DcgmHealthProbeTest {
                 + " 'health -c') if [ -e '" + marker + "' ]; then cat '" + fake.dir.resolve("health.out") + "'; "
                 + "else printf '" + DcgmTestData.NO_WATCHES.strip() + "\\n'; exit 255; fi ;;\n"
                 + "esac");
-        ProbeResult r = probe.probe(ctx(fake).params(Map.of("dcgmi", fake.exe.toString(), "watches", "pmi", "set_watches", true)));
-        assertEquals(List.of(), r.findings());
+        Verdict v = run(fake, ", watches: pmi");
+        assertEquals(Severity.PASS, Pipeline.severity(v, "dcgm"));
         assertEquals(List.of("health -c -j", "health -s pmi", "health -c -j"), fake.calls());
     }
 
     @Test
     void withoutPermissionToSetWatchesItIsUnknownAndSaysWhatToRun() throws Exception {
         FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).script("printf '" + DcgmTestData.NO_WATCHES.strip() + "\\n'; exit 255");
-        ProbeResult r = probe.probe(ctx(fake).params(Map.of("dcgmi", fake.exe.toString(), "watches", "a", "set_watches", false)));
-        Finding f = only(r);
+        Finding f = only(run(fake, ", set_watches: false"));
         assertEquals(Severity.UNKNOWN, f.severity());
         assertTrue(f.message().contains("dcgmi health -s a"), f.message());
         assertEquals(List.of("health -c -j"), fake.calls());
     }
 
+    /** Was UNKNOWN at run time; now the config does not load, and dcgmi never sees the letters. */
     @Test
-    void watchLettersAreCheckedBeforeDcgmiSeesThem() throws Exception {
-        FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).script("printf '" + DcgmTestData.NO_WATCHES.strip() + "\\n'; exit 255");
-        Finding f = only(probe.probe(ctx(fake).params(Map.of("dcgmi", fake.exe.toString(), "watches", "-x", "set_watches", true))));
-        assertEquals("with: { watches: '-x' } must be dcgmi health -s letters from p m i d t n x a", f.message());
-        assertEquals(List.of("health -c -j"), fake.calls());
+    void watchLettersAndARelativeDcgmiAreConfigErrorsWithTheirPlace() throws Exception {
+        ConfigException letters = assertThrows(ConfigException.class,
+                () -> pipeline().plan("- { name: dcgm, use: dcgm.health, with: { watches: \"-x\" } }"));
+        assertTrue(letters.problems().get(0).toString().matches("nhc\\.yaml:\\d+:\\d+: 'watches' in .*must be dcgmi health -s letters "
+                + "from p m i d t n x a, not '-x'"), letters.problems().toString());
+        ConfigException path = assertThrows(ConfigException.class,
+                () -> pipeline().plan("- { name: dcgm, use: dcgm.health, with: { dcgmi: bin/dcgmi } }"));
+        assertTrue(path.problems().get(0).toString().matches("nhc\\.yaml:\\d+:\\d+: 'dcgmi' in .*must be an absolute path, not 'bin/dcgmi'"),
+                path.problems().toString());
     }
 
     @Test
     void missingDcgmiIsUnknownAndSaysWhatToInstall() throws Exception {
-        ProbeResult r = probe.probe(new TestProbeContext(tmp).params(Map.of("dcgmi", "/nonexistent/dcgmi")));
-        Finding f = only(r);
+        Finding f = only(pipeline().run("- { name: dcgm, use: dcgm.health, with: { dcgmi: /nonexistent/dcgmi } }"));
         assertEquals(Severity.UNKNOWN, f.severity());
+        assertEquals(Entity.NODE, f.entity());
         assertEquals("dcgmi not found at /nonexistent/dcgmi (from with: { dcgmi }): " + Dcgmi.INSTALL_HINT, f.message());
     }
 
     @Test
     void dcgmiPathComesFromSettingsWhenTheCheckDoesNotSayIt() throws Exception {
         FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).answers(DcgmTestData.HEALTHY, null, 0);
-        ProbeResult r = probe.probe(new TestProbeContext(tmp).params(Map.of("watches", "a", "set_watches", true))
-                .setting("dcgmi", fake.exe.toString()));
-        assertEquals(List.of(), r.findings());
+        Verdict v = pipeline().settings("dcgmi: " + fake.exe).run("- { name: dcgm, use: dcgm.health }");
+        assertEquals(Severity.PASS, Pipeline.severity(v, "dcgm"));
         assertEquals(1, fake.calls().size());
     }
 
     @Test
     void hostEngineNotRunningIsUnknownAndSaysHowToStartIt() throws Exception {
         FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).script("printf '" + DcgmTestData.ENGINE_DOWN.replace("\n", "\\n") + "'; exit 255");
-        Finding f = only(probe.probe(ctx(fake)));
+        Finding f = only(run(fake));
         assertEquals(Severity.UNKNOWN, f.severity());
         assertTrue(f.message().startsWith("DCGM host engine is not reachable (dcgmi: Error: unable to establish a connection"), f.message());
         assertTrue(f.message().endsWith(Dcgmi.START_HINT), f.message());
@@ -124,7 +178,7 @@ class DcgmHealthProbeTest {
     @Test
     void malformedJsonIsUnknownNamingTheLine() throws Exception {
         FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).answers("{\n  \"body\": {\n    \"Overall Health\": {\"value\": \"Healthy\",,}\n", null, 0);
-        Finding f = only(probe.probe(ctx(fake)));
+        Finding f = only(run(fake));
         assertEquals(Severity.UNKNOWN, f.severity());
         assertTrue(f.message().startsWith("cannot parse dcgmi health -c -j output at line 3, column "), f.message());
     }
@@ -132,7 +186,7 @@ class DcgmHealthProbeTest {
     @Test
     void jsonOfAnotherShapeIsUnknown() throws Exception {
         FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).answers("{\"DCGM GPU Diagnostic\": {}}", null, 0);
-        Finding f = only(probe.probe(ctx(fake)));
+        Finding f = only(run(fake));
         assertEquals(Severity.UNKNOWN, f.severity());
         assertTrue(f.message().contains("expected an object with \"body\""), f.message());
     }
@@ -140,7 +194,7 @@ class DcgmHealthProbeTest {
     @Test
     void silentDcgmiIsUnknown() throws Exception {
         FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).script("echo 'segfault in libdcgm' >&2; exit 139");
-        Finding f = only(probe.probe(ctx(fake)));
+        Finding f = only(run(fake));
         assertEquals(Severity.UNKNOWN, f.severity());
         assertEquals("dcgmi health -c -j printed nothing (exit code 139, stderr: segfault in libdcgm)", f.message());
     }
@@ -150,28 +204,43 @@ class DcgmHealthProbeTest {
         Path pidFile = tmp.resolve("child.pid");
         FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).script("sleep 600 & echo $! > '" + pidFile + "'; wait");
         long t0 = System.nanoTime();
-        ProbeResult r = probe.probe(ctx(fake).budget(Duration.ofSeconds(2)));
+        ProbeResult r = probe.probe(new TestProbeContext(tmp.resolve("root")).with(probe.spec(), "{ dcgmi: " + fake.exe + " }")
+                .budget(Duration.ofSeconds(2)));
         assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(5).toNanos(), "took longer than the 2 s budget + 3 s slack");
-        Finding f = only(r);
-        assertEquals(Severity.UNKNOWN, f.severity());
-        assertTrue(f.message().contains("did not answer within"), f.message());
+        Observation node = r.observations().get(0);
+        assertEquals(Entity.NODE, node.entity());
+        assertTrue(node.problem().contains("did not answer within"), node.problem());
         long pid = Long.parseLong(Files.readString(pidFile).strip());
         await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
     }
 
     @Test
     void replayJudgesTheCaptureAndNeverRunsDcgmi() throws Exception {
-        TestProbeContext c = new TestProbeContext(tmp).params(Map.of("dcgmi", "/nonexistent/dcgmi"))
-                .service(DcgmiOutputs.class, new DcgmiOutputs(DcgmTestData.UNHEALTHY, null, "health.json", null));
-        ProbeResult r = probe.probe(c);
-        assertEquals(3, r.findings().size());
-        assertEquals(Severity.FAIL, r.findings().get(1).severity());
+        Verdict v = pipeline().service(DcgmiOutputs.class, new DcgmiOutputs(DcgmTestData.UNHEALTHY, null, "health.json", null))
+                .run("- { name: dcgm, use: dcgm.health, with: { dcgmi: /nonexistent/dcgmi } }");
+        assertEquals(3, problems(v).size(), Pipeline.findings(v, "dcgm").toString());
+        assertEquals(Severity.FAIL, Pipeline.about(v, "dcgm", "GPU 3").severity());
     }
 
     @Test
     void replayWithoutAHealthCaptureIsSkipped() throws Exception {
-        TestProbeContext c = new TestProbeContext(tmp).service(DcgmiOutputs.class, new DcgmiOutputs(null, DcgmTestData.DIAG_V4_PASS, null, "d"));
-        ProbeResult r = probe.probe(c);
-        assertEquals("replay has no dcgmi health capture (--dcgmi-health-json)", r.skipped());
+        Verdict v = pipeline().service(DcgmiOutputs.class, new DcgmiOutputs(null, DcgmTestData.DIAG_V4_PASS, null, "d"))
+                .run("- { name: dcgm, use: dcgm.health }");
+        assertEquals("replay has no dcgmi health capture (--dcgmi-health-json)", Pipeline.result(v, "dcgm").note());
+    }
+
+    @Test
+    void itObservesDcgmsNumbersAndWords() throws Exception {
+        ProbeResult r = probe.probe(new TestProbeContext(tmp).service(DcgmiOutputs.class,
+                new DcgmiOutputs(DcgmTestData.UNHEALTHY, null, "health.json", null)));
+        Observation gpu3 = r.observations().stream().filter(o -> o.entity().label().equals("GPU 3")).findFirst().orElseThrow();
+        assertEquals(20L, gpu3.get("health"));
+        assertEquals("Failure", gpu3.get("status"));
+        assertEquals("Memory system", gpu3.get("systems"));
+        assertEquals("reset-gpu", gpu3.get("remedy"));
+        Observation node = r.observations().get(0);
+        assertEquals(20L, node.get("overall"));
+        assertEquals(3L, node.get("incidents"));
+        assertTrue(r.findings().isEmpty(), "the probe only observes");
     }
 }

@@ -113,4 +113,96 @@ final class DcgmTestData {
             | memory                    | Pass - All                                |
             +---------------------------+-------------------------------------------+
             """;
+
+    /**
+     * DCGM 4.x level 1 on a node with persistence mode off: the software test fails on both GPUs with
+     * DCGM_FR_PERSISTENCE_MODE (error id 29, severity 5 CONFIG, category 8), everything else passes.
+     */
+    static final String DIAG_V4_PERSISTENCE_ONLY = """
+            {"DCGM Diagnostic": {"test_categories": [
+              {"category": "Deployment", "tests": [
+                {"name": "software", "test_summary": {"status": "Fail"}, "results": [
+                  {"entity_group": "GPU", "entity_group_id": 1, "entity_id": 0, "status": "Fail",
+                   "warnings": [{"error_category": 8, "error_id": 29, "error_severity": 5,
+                     "warning": "Persistence mode for GPU 0 is disabled. Enable persistence mode by running \\"nvidia-smi -i <gpuId> -pm 1 \\" as root."}]},
+                  {"entity_group": "GPU", "entity_group_id": 1, "entity_id": 1, "status": "Fail",
+                   "warnings": [{"error_category": 8, "error_id": 29, "error_severity": 5,
+                     "warning": "Persistence mode for GPU 1 is disabled. Enable persistence mode by running \\"nvidia-smi -i <gpuId> -pm 1 \\" as root."}]}]}]},
+              {"category": "Hardware", "tests": [
+                {"name": "memory", "test_summary": {"status": "Pass"}, "results": [
+                  {"entity_group": "GPU", "entity_group_id": 1, "entity_id": 0, "status": "Pass"},
+                  {"entity_group": "GPU", "entity_group_id": 1, "entity_id": 1, "status": "Pass"}]}]}
+            ]}, "metadata": {"version": "4.2.3"}}
+            """;
+
+    /**
+     * GPU 0 has persistence mode off; on GPU 1 the same test was aborted, which DCGM files under the
+     * same severity (5) and category (8) as DCGM_FR_ABORTED, error id 47: that verified nothing.
+     */
+    static final String DIAG_V4_PERSISTENCE_AND_ABORTED = """
+            {"DCGM Diagnostic": {"test_categories": [
+              {"category": "Deployment", "tests": [
+                {"name": "software", "test_summary": {"status": "Fail"}, "results": [
+                  {"entity_group": "GPU", "entity_group_id": 1, "entity_id": 0, "status": "Fail",
+                   "warnings": [{"error_category": 8, "error_id": 29, "error_severity": 5, "warning": "Persistence mode for GPU 0 is disabled."}]},
+                  {"entity_group": "GPU", "entity_group_id": 1, "entity_id": 1, "status": "Fail",
+                   "warnings": [{"error_category": 8, "error_id": 47, "error_severity": 5, "warning": "Test was aborted early due to user signal"}]}]}]}
+            ]}}
+            """;
+
+    /** DCGM 3.x: the error's id and severity on the result itself, its text as one string. */
+    static final String DIAG_V3_PERSISTENCE_ONLY = """
+            {"DCGM GPU Diagnostic": {"test_categories": [
+              {"category": "Deployment", "tests": [
+                {"name": "Persistence Mode", "results": [
+                  {"gpu_ids": "0", "status": "Fail", "warnings": "Persistence mode for GPU 0 is disabled.",
+                   "error_id": 29, "error_severity": 5, "error_category": 8}]},
+                {"name": "NVML Library", "results": [{"status": "Pass"}]}]}
+            ]}}
+            """;
+
+    /** dcgmi diag's text table with the same message and no ids: DCGM's exact words are all there is. */
+    static final String DIAG_TEXT_PERSISTENCE_ONLY = """
+            +---------------------------+------------------------------------------------+
+            | Diagnostic                | Result                                         |
+            +===========================+================================================+
+            |-----  Deployment  --------+------------------------------------------------|
+            | Persistence Mode          | Fail - GPU: 0                                  |
+            | Warning                   | Persistence mode for GPU 0 is disabled.        |
+            | Environment Variables     | Pass                                           |
+            +---------------------------+------------------------------------------------+
+            """;
+
+    /** Every plugin skipped (an unsupported GPU): a diag that verified nothing. */
+    static final String DIAG_V4_ALL_SKIPPED = """
+            {"DCGM Diagnostic": {"test_categories": [
+              {"category": "Hardware", "tests": [
+                {"name": "memory", "test_summary": {"status": "Skip"}, "results": [
+                  {"entity_group": "GPU", "entity_group_id": 1, "entity_id": 0, "status": "Skip",
+                   "info": "Skipping test because GPU 0 is not supported by this plugin"}]},
+                {"name": "pcie", "test_summary": {"status": "Skip"}, "results": []}]}
+            ]}}
+            """;
+
+    /** DCGM says it cannot judge a system ("Internal error" is what dcgmi prints for any other result). */
+    static final String HEALTH_INTERNAL_ERROR = """
+            {"body": {"Overall Health": {"value": "Internal error"},
+              "GPU": {"children": {"2": {"value": "Internal error", "children": {"Errors": {"children": {
+                "Internal error": {"value": "Internal error", "overflow": ["Unable to read the health of GPU 2"]}}}}}}}},
+             "header": ["Health Monitor Report"]}
+            """;
+
+    /** GPU 3: memory failure and a PCIe warning at once. */
+    static final String HEALTH_TWO_SYSTEMS = """
+            {"body": {"Overall Health": {"value": "Failure"},
+              "GPU": {"children": {"3": {"value": "Failure", "children": {"Errors": {"children": {
+                "PCIe system": {"value": "Warning", "overflow": ["Detected more than 8 PCIe replays per minute for GPU 3 : 40"]},
+                "Memory system": {"value": "Failure", "overflow": ["A volatile double-bit ECC error has occurred on GPU 3."]}}}}}}}},
+             "header": ["Health Monitor Report"]}
+            """;
+
+    /** DCGM says Failure overall but names no GPU or system. */
+    static final String HEALTH_OVERALL_ONLY = """
+            {"body": {"Overall Health": {"value": "Failure"}}, "header": ["Health Monitor Report"]}
+            """;
 }

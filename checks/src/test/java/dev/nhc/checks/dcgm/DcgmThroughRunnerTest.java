@@ -1,6 +1,5 @@
 package dev.nhc.checks.dcgm;
 
-import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.Finding;
@@ -55,7 +54,7 @@ class DcgmThroughRunnerTest {
         return v.checks().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
     }
 
-    /** The rules evaluator adds a PASS "ok" per observed entity; these tests are about the rest. */
+    /** The rules add a PASS "ok" per observed entity; these tests are about the rest. */
     private static List<Finding> problems(CheckResult r) {
         return r.findings().stream().filter(f -> f.severity() != Severity.PASS).toList();
     }
@@ -71,7 +70,7 @@ class DcgmThroughRunnerTest {
         assertEquals(Severity.FAIL, first.severity());
         assertEquals(Severity.FAIL, check(first, "dcgm").severity());
         List<Finding> diag = problems(check(first, "dcgm-diag"));
-        assertEquals(List.of("gpu2", "gpu5", "gpu2"), diag.stream().map(Finding::entity).toList());
+        assertEquals(List.of("GPU 2", "GPU 5"), diag.stream().map(f -> f.entity().label()).toList());
         assertTrue(diag.stream().allMatch(f -> f.check().equals("dcgm-diag")));
 
         Verdict second = run(config, state, Map.of());

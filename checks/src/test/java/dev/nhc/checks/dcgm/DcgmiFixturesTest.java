@@ -1,11 +1,11 @@
 package dev.nhc.checks.dcgm;
 
+import dev.nhc.model.CheckResult;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Severity;
-import dev.nhc.probe.Probe;
-import dev.nhc.probe.ProbeResult;
-import dev.nhc.engine.state.StateSection;
-import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.model.Verdict;
+import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every real dcgmi capture in ../shared/fixtures/dcgmi through the live probes (a fake dcgmi
- * that prints the capture) and through replay (the capture given as {@link DcgmiOutputs}).
+ * that prints the capture) and through replay (the capture given as {@link DcgmiOutputs}), judged
+ * as {@code nhc run} judges them.
  */
 @Tag("fixtures")
 class DcgmiFixturesTest {
@@ -45,28 +46,32 @@ class DcgmiFixturesTest {
             "dcgm-issue254-dcgm441-v100-diag-r2-pcie-fail.txt", new Expectation(true, DcgmiFixturesTest::pcieFails),
             "virtualclient-DCGMIIncorrectresults.json", new Expectation(true, DcgmiFixturesTest::unreadable));
 
-    record Expectation(boolean diag, Consumer<ProbeResult> check) {
-        static void passes(ProbeResult r) {
-            assertNull(r.skipped());
-            assertEquals(List.of(), r.findings());
+    record Expectation(boolean diag, Consumer<CheckResult> check) {
+        static void passes(CheckResult r) {
+            assertNull(r.note());
+            assertEquals(Severity.PASS, r.severity(), r.findings().toString());
             assertTrue(!r.observations().isEmpty());
         }
     }
 
-    static void pcieFails(ProbeResult r) {
-        assertEquals(1, r.findings().size(), r.findings().toString());
-        Finding f = r.findings().get(0);
+    private static List<Finding> problems(CheckResult r) {
+        return r.findings().stream().filter(f -> f.severity() != Severity.PASS).toList();
+    }
+
+    static void pcieFails(CheckResult r) {
+        assertEquals(1, problems(r).size(), r.findings().toString());
+        Finding f = problems(r).get(0);
         assertEquals(Severity.FAIL, f.severity());
-        assertEquals("node", f.entity());
+        assertEquals(Entity.NODE, f.entity());
         assertEquals("DCGM diag level 2: test 'pcie' failed: There was an internal error during the test: 'A child process (2378806) "
                 + "exited with non-zero status 1' Check DCGM and system logs for errors. Reset GPU. Restart DCGM. Rerun diagnostics.",
                 f.message());
     }
 
     /** The top key holds a list instead of an object: nhc says it cannot read it rather than guess a verdict. */
-    static void unreadable(ProbeResult r) {
-        assertEquals(1, r.findings().size(), r.findings().toString());
-        Finding f = r.findings().get(0);
+    static void unreadable(CheckResult r) {
+        assertEquals(1, problems(r).size(), r.findings().toString());
+        Finding f = problems(r).get(0);
         assertEquals(Severity.UNKNOWN, f.severity());
         assertTrue(f.message().matches("cannot parse .* at line 2: \"DCGM GPU Diagnostic\" holds a list where dcgmi writes an object "
                 + "with \"test_categories\""), f.message());
@@ -91,12 +96,10 @@ class DcgmiFixturesTest {
         Expectation e = EXPECTED.get(name);
         FakeDcgmi fake = new FakeDcgmi(tmp.resolve("bin")).catting(capture);
         Files.createDirectories(tmp.resolve("root/proc"));
-        Probe probe = e.diag() ? new DcgmDiagProbe() : new DcgmHealthProbe();
-        Map<String, Object> params = e.diag()
-                ? Map.of("dcgmi", fake.exe.toString(), "level", 2L, "skip_when_busy", true, "ignore_processes", List.of())
-                : Map.of("dcgmi", fake.exe.toString(), "watches", "a", "set_watches", true);
-        ProbeResult r = probe.probe(new TestProbeContext(tmp.resolve("root")).params(params).state(StateSection.detached("t")));
-        e.check().accept(r);
+        String check = e.diag() ? "- { name: c, use: dcgm.diag, with: { dcgmi: " + fake.exe + ", level: 2, ignore_processes: [] } }"
+                : "- { name: c, use: dcgm.health, with: { dcgmi: " + fake.exe + " } }";
+        Verdict v = new Pipeline(tmp.resolve("root"), new DcgmDiagProbe(), new DcgmHealthProbe()).run(check);
+        e.check().accept(Pipeline.result(v, "c"));
         assertEquals(1, fake.calls().size());
     }
 
@@ -105,9 +108,8 @@ class DcgmiFixturesTest {
     void replayOfTheCapture(String name, Path capture) throws Exception {
         Expectation e = EXPECTED.get(name);
         DcgmiOutputs outputs = e.diag() ? DcgmiOutputs.read(null, capture) : DcgmiOutputs.read(capture, null);
-        Probe probe = e.diag() ? new DcgmDiagProbe() : new DcgmHealthProbe();
-        Map<String, Object> params = e.diag() ? Map.of("level", 2L) : Map.of();
-        ProbeResult r = probe.probe(new TestProbeContext(tmp).params(params).service(DcgmiOutputs.class, outputs));
-        e.check().accept(r);
+        String check = e.diag() ? "- { name: c, use: dcgm.diag, with: { level: 2 } }" : "- { name: c, use: dcgm.health }";
+        Verdict v = new Pipeline(tmp, new DcgmDiagProbe(), new DcgmHealthProbe()).service(DcgmiOutputs.class, outputs).run(check);
+        e.check().accept(Pipeline.result(v, "c"));
     }
 }

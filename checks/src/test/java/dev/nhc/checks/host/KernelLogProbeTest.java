@@ -1,11 +1,16 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.engine.config.ConfigException;
+import dev.nhc.engine.state.StateSection;
+import dev.nhc.engine.state.StateStore;
+import dev.nhc.engine.testing.TestProbeContext;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Severity;
+import dev.nhc.model.Verdict;
 import dev.nhc.probe.ProbeResult;
-import dev.nhc.engine.state.StateSection;
-import dev.nhc.engine.testing.TestProbeContext;
+import dev.nhc.rules.testing.Pipeline;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,117 +18,260 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** kernel.log judged as {@code nhc run} judges it, on kernel log lines written here (the NIC ones in the kernel's and drivers' wording). */
 class KernelLogProbeTest {
+    private static final String LOG = "/var/log/kern.log";
+    private static final String KLOG = "- { name: klog, use: kernel.log, with: { log: " + LOG + " } }";
+
     @TempDir
     Path root;
     private final KernelLogProbe probe = new KernelLogProbe();
 
-    private TestProbeContext ctx(StateSection s, Map<String, Object> with) throws IOException {
-        TestProbeContext c = new TestProbeContext(root).state(s).checkName("klog");
-        Map<String, Object> params = new HashMap<>(Map.of("log", "/var/log/kern.log"));
-        params.putAll(with);
-        if (!Files.exists(c.sys("/proc/sys/kernel/random/boot_id"))) {
-            c.write("/proc/sys/kernel/random/boot_id", "boot-1\n");
-        }
-        return c.params(params);
+    @BeforeEach
+    void bootId() throws IOException {
+        Path boot = root.resolve("proc/sys/kernel/random/boot_id");
+        Files.createDirectories(boot.getParent());
+        Files.writeString(boot, "boot-1\n");
+    }
+
+    private Pipeline pipeline() {
+        return new Pipeline(root, probe);
+    }
+
+    private Verdict run() throws Exception {
+        return pipeline().run(KLOG);
     }
 
     private void log(String text) throws IOException {
-        Path p = root.resolve("var/log/kern.log");
+        Path p = root.resolve(LOG.substring(1));
         Files.createDirectories(p.getParent());
         Files.writeString(p, text, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     }
 
-    private static Optional<Finding> finding(ProbeResult r, String entity) {
-        return r.findings().stream().filter(f -> f.entity().equals(entity)).findFirst();
+    private static Optional<Finding> finding(Verdict v, String entity) {
+        return Pipeline.findings(v, "klog").stream().filter(f -> f.entity().label().equals(entity)).findFirst();
+    }
+
+    private static List<Finding> problems(Verdict v) {
+        return Pipeline.findings(v, "klog").stream().filter(f -> f.severity() != Severity.PASS).toList();
     }
 
     @Test
     void readOnlyRemountFailsAndStaysFailingUntilRebootOrClear() throws Exception {
-        StateSection s = StateSection.detached("s");
         log("2026-11-22T04:00:00.000000Z node kernel: EXT4-fs (nvme0n1p2): Remounting filesystem read-only\n");
-        Finding f = finding(probe.probe(ctx(s, Map.of())), "filesystem read-only").orElseThrow();
+        Finding f = finding(run(), "filesystem read-only").orElseThrow();
         assertEquals(Severity.FAIL, f.severity());
-        assertTrue(f.message().startsWith("a filesystem was remounted read-only: 1 line since 2026-11-22T04:00:00Z"), f.message());
+        assertEquals("a filesystem was remounted read-only: 1 line since 2026-11-22T04:00:00Z, last: EXT4-fs (nvme0n1p2): Remounting "
+                + "filesystem read-only — stays failing until reboot or `nhc clear klog`", f.message());
         for (int i = 0; i < 3; i++) {
-            assertEquals(Severity.FAIL, finding(probe.probe(ctx(s, Map.of())), "filesystem read-only").orElseThrow().severity());
+            assertEquals(Severity.FAIL, finding(run(), "filesystem read-only").orElseThrow().severity());
         }
-        probe.clear(s);
-        assertTrue(finding(probe.probe(ctx(s, Map.of())), "filesystem read-only").isEmpty());
+        StateStore store = new StateStore(root.resolve("var/lib/nhc"));
+        probe.clear(store.section("check.klog"));
+        store.flush();
+        assertTrue(finding(run(), "filesystem read-only").isEmpty());
 
         log("[9.0] Buffer I/O error on dev sda1, logical block 0, async page read\n");
-        assertEquals(Severity.FAIL, finding(probe.probe(ctx(s, Map.of())), "block I/O error").orElseThrow().severity());
+        assertEquals(Severity.FAIL, finding(run(), "block I/O error").orElseThrow().severity());
         Files.writeString(root.resolve("proc/sys/kernel/random/boot_id"), "boot-2\n");
-        assertTrue(probe.probe(ctx(s, Map.of())).findings().isEmpty());
+        assertEquals(List.of(), problems(run()));
     }
 
     @Test
     void warningsReportOnlyTheRunThatSawThem() throws Exception {
-        StateSection s = StateSection.detached("s");
         log("[1.0] watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [python:1234]\n"
                 + "[2.0] INFO: task kworker/1:1:77 blocked for more than 120 seconds.\n"
                 + "[3.0] Out of memory: Killed process 123 (python)\n");
-        ProbeResult r = probe.probe(ctx(s, Map.of()));
-        assertEquals(Severity.WARN, finding(r, "soft lockup").orElseThrow().severity());
-        assertEquals(Severity.WARN, finding(r, "hung task").orElseThrow().severity());
-        assertEquals(Severity.WARN, finding(r, "out of memory").orElseThrow().severity());
-        assertTrue(probe.probe(ctx(s, Map.of())).findings().isEmpty());
+        Verdict v = run();
+        assertEquals(Severity.WARN, finding(v, "soft lockup").orElseThrow().severity());
+        assertEquals(Severity.WARN, finding(v, "hung task").orElseThrow().severity());
+        Finding oom = finding(v, "out of memory").orElseThrow();
+        assertEquals(Severity.WARN, oom.severity());
+        assertEquals("the OOM killer ran: 1 line since the last run, last at [3.000000]: Out of memory: Killed process 123 (python)", oom.message());
+        assertEquals(List.of(), problems(run()));
     }
 
     @Test
     void configuredPatternsReplaceTheDefaults() throws Exception {
         log("[1.0] mlx5_core 0000:17:00.0: mlx5_health_check: device's health compromised\n[2.0] soft lockup\n");
-        ProbeResult r = probe.probe(ctx(StateSection.detached("s"), Map.of("patterns", List.of(
-                Map.of("regex", "mlx5_health_check.*compromised", "severity", "fail", "message", "ConnectX health compromised", "name", "mlx5")))));
-        Finding f = finding(r, "mlx5").orElseThrow();
+        Verdict v = pipeline().run("""
+                - name: klog
+                  use: kernel.log
+                  with:
+                    log: /var/log/kern.log
+                    patterns:
+                      - { regex: "mlx5_health_check.*compromised", severity: fail, message: ConnectX health compromised, name: mlx5 }
+                """);
+        Finding f = finding(v, "mlx5").orElseThrow();
         assertEquals(Severity.FAIL, f.severity());
         assertTrue(f.message().startsWith("ConnectX health compromised: 1 line since [1.000000]"), f.message());
-        assertTrue(finding(r, "soft lockup").isEmpty());
-        Observation matches = r.observations().stream().filter(o -> o.entity().equals("mlx5")).findFirst().orElseThrow();
-        assertEquals(1L, matches.get("matches"));
+        assertTrue(finding(v, "soft lockup").isEmpty());
+        assertEquals(1L, f.observed().get("matches"));
     }
 
     @Test
-    void badPatternsAreUnknownNamingTheItem() throws Exception {
-        log("[1.0] x\n");
-        Finding f = probe.probe(ctx(StateSection.detached("s"), Map.of("patterns", List.of(Map.of("regex", "ok"), Map.of("regex", "(", "severity", "fail")))))
-                .findings().get(0);
-        assertEquals(Severity.UNKNOWN, f.severity());
-        assertTrue(f.message().contains("patterns[1].regex is not a valid regular expression"), f.message());
-        Finding sev = probe.probe(ctx(StateSection.detached("s"), Map.of("patterns", List.of(Map.of("regex", "x", "severity", "critical")))))
-                .findings().get(0);
-        assertTrue(sev.message().contains("patterns[0].severity must be warn or fail, not 'critical'"), sev.message());
+    void aConfigsWarnAndFailReplaceTheDefaultRulesAndNoneDropsThem() throws Exception {
+        log("[1.0] soft lockup\n[1.1] soft lockup\n[1.2] Buffer I/O error on dev sdb\n");
+        // Warn patterns count only from three lines a run; fail patterns no longer fail.
+        Verdict v = pipeline().run("- { name: klog, use: kernel.log, with: { log: " + LOG + " }, warn: { severity: warn, matches: \">= 3\" }, "
+                + "fail: none }");
+        assertEquals(Severity.PASS, finding(v, "soft lockup").orElseThrow().severity());
+        assertEquals(Severity.PASS, finding(v, "block I/O error").orElseThrow().severity(), "fail: none drops the default fail rules");
+        log("[2.0] soft lockup\n[2.1] soft lockup\n[2.2] soft lockup\n");
+        Verdict three = pipeline().run("- { name: klog, use: kernel.log, with: { log: " + LOG + " }, warn: { severity: warn, matches: \">= 3\" }, "
+                + "fail: none }");
+        Finding f = finding(three, "soft lockup").orElseThrow();
+        assertEquals(Severity.WARN, f.severity());
+        assertEquals("soft lockup: severity is 'warn', matches 3 >= 3", f.message());
+    }
+
+    /** Was an UNKNOWN at run time; now the config does not load (exit 2 at nhc check-config), with the place. */
+    @Test
+    void badPatternsAreConfigErrorsNamingTheItem() {
+        ConfigException regex = assertThrows(ConfigException.class, () -> pipeline().plan(
+                "- { name: klog, use: kernel.log, with: { patterns: [ { regex: ok }, { regex: \"(\", severity: fail } ] } }"));
+        assertTrue(regex.problems().get(0).toString().matches("nhc\\.yaml:\\d+:\\d+: 'patterns' in .*patterns\\[1]\\.regex is not a valid regular expression.*"),
+                regex.problems().toString());
+        ConfigException severity = assertThrows(ConfigException.class, () -> pipeline().plan(
+                "- { name: klog, use: kernel.log, with: { patterns: [ { regex: x, severity: critical } ] } }"));
+        assertTrue(severity.problems().get(0).message().endsWith("patterns[0].severity must be warn or fail, not 'critical'"),
+                severity.problems().toString());
+        ConfigException key = assertThrows(ConfigException.class, () -> pipeline().plan(
+                "- { name: klog, use: kernel.log, with: { patterns: [ { regex: x, sevrity: fail } ] } }"));
+        assertTrue(key.problems().get(0).message().contains("patterns[0]: unknown key 'sevrity'"), key.problems().toString());
+        ConfigException twice = assertThrows(ConfigException.class, () -> pipeline().plan(
+                "- { name: klog, use: kernel.log, with: { patterns: [ { regex: x, name: a }, { regex: y, name: a } ] } }"));
+        assertTrue(twice.problems().get(0).message().contains("another pattern is already named 'a'"), twice.problems().toString());
+        ConfigException after = assertThrows(ConfigException.class, () -> pipeline().plan(
+                "- { name: klog, use: kernel.log, with: { patterns: [ { regex: x, after_boot: soon } ] } }"));
+        assertTrue(after.problems().get(0).message().contains("patterns[0].after_boot must be a duration such as 5m, not 'soon'"),
+                after.problems().toString());
     }
 
     @Test
     void unparsedLinesAreCountedAndStillMatched() throws Exception {
         log("??? Buffer I/O error on dev sdb\n");
-        ProbeResult r = probe.probe(ctx(StateSection.detached("s"), Map.of()));
-        Observation log = r.observations().stream().filter(o -> o.entity().equals("kernel log")).findFirst().orElseThrow();
+        Verdict v = run();
+        Observation log = Pipeline.result(v, "klog").observations().stream().filter(o -> o.entity().label().equals("kernel log"))
+                .findFirst().orElseThrow();
         assertEquals(1L, log.get("unparsed_lines"));
-        assertEquals(Severity.FAIL, finding(r, "block I/O error").orElseThrow().severity());
+        assertEquals(Severity.FAIL, finding(v, "block I/O error").orElseThrow().severity());
     }
 
     @Test
     void latchOffReportsFailOnlyOnce() throws Exception {
-        StateSection s = StateSection.detached("s");
         log("[1.0] Buffer I/O error on dev sdb\n");
-        assertEquals(Severity.FAIL, finding(probe.probe(ctx(s, Map.of("latch", false))), "block I/O error").orElseThrow().severity());
-        assertTrue(probe.probe(ctx(s, Map.of("latch", false))).findings().isEmpty());
+        String check = "- { name: klog, use: kernel.log, with: { log: " + LOG + ", latch: false } }";
+        Finding f = finding(pipeline().run(check), "block I/O error").orElseThrow();
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals("block device I/O errors: 1 line since the last run, last at [1.000000]: Buffer I/O error on dev sdb", f.message());
+        assertEquals(List.of(), problems(pipeline().run(check)));
     }
 
     @Test
     void unreadableLogIsUnknown() throws Exception {
-        Finding f = probe.probe(ctx(StateSection.detached("s"), Map.of())).findings().get(0);
+        Finding f = finding(run(), "kernel log").orElseThrow();
         assertEquals(Severity.UNKNOWN, f.severity());
         assertTrue(f.message().contains("kern.log"), f.message());
+    }
+
+    @Test
+    void aLatchThatCannotBeReadBackIsUnknown() throws Exception {
+        log("[1.0] Buffer I/O error on dev sdb\n");
+        run();
+        Path state = root.resolve("var/lib/nhc/check.klog.json");
+        String text = Files.readString(state);
+        assertTrue(text.contains("\"count\" : 1"), text);
+        Files.writeString(state, text.replace("\"count\" : 1", "\"count\" : -1"));
+        Finding f = finding(run(), "kernel log").orElseThrow();
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertTrue(f.message().startsWith("latched kernel log matches could not be read back from the check's state (1 saved entry is damaged)"),
+                f.message());
+    }
+
+    // ---- the NIC and link defaults (issue 12 item 3), on lines in the kernel's and the drivers' own wording ----
+
+    @Test
+    void aNicThatTrainedBelowItsPcieCapabilityWarns() throws Exception {
+        log("[4.101] mlx5_core 0000:3b:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:3a:00.0 "
+                + "(capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)\n"
+                + "[4.102] mlx5_core 0000:5e:00.0: 252.048 Gb/s available PCIe bandwidth (16.0 GT/s PCIe x16 link)\n"
+                // The PCI core says the same of every device at enumeration; a GPU idling at a low link speed is not a NIC fault.
+                + "[0.52] pci 0000:19:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:18:00.0 "
+                + "(capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)\n");
+        Verdict v = run();
+        Finding f = finding(v, "NIC PCIe link degraded").orElseThrow();
+        assertEquals(Severity.WARN, f.severity());
+        assertEquals(1L, f.observed().get("matches"));
+        assertTrue(f.message().startsWith("a NIC's PCIe link trained below its capability: 1 line since the last run, last at [4.101000]: "
+                + "mlx5_core 0000:3b:00.0: 63.008 Gb/s"), f.message());
+        assertEquals(Severity.WARN, Pipeline.severity(v, "klog"));
+    }
+
+    @Test
+    void aNicLinkFlapWarnsButNotWhileInterfacesComeUpAtBoot() throws Exception {
+        log("[12.5] mlx5_core 0000:3b:00.0 ens1np0: Link down\n[14.9] mlx5_core 0000:3b:00.0 ens1np0: Link up\n");
+        assertEquals(List.of(), problems(run()), "the first minutes after boot do not count");
+        log("[86400.1] mlx5_core 0000:3b:00.0 ens1np0: Link down\n[86401.7] mlx5_core 0000:3b:00.0 ens1np0: Link up\n"
+                + "[86402.0] ice 0000:17:00.0 ens2f0: NIC Link is Down\n");
+        Finding f = finding(run(), "NIC link down").orElseThrow();
+        assertEquals(Severity.WARN, f.severity());
+        assertEquals(2L, f.observed().get("matches"));
+        assertEquals(List.of(), problems(run()), "a flap warns for the run that saw it");
+    }
+
+    @Test
+    void aBondSlaveAndSystemdNetworkdsLostCarrierAreLinkDowns() throws Exception {
+        log("2026-11-22T04:00:00.000000Z node kernel: bond0: (slave ens1f0): link status definitely down, disabling slave\n"
+                + "2026-11-22T04:00:01.000000Z node systemd-networkd[812]: ib0: Lost carrier\n");
+        Finding f = finding(run(), "NIC link down").orElseThrow();
+        assertEquals(Severity.WARN, f.severity());
+        assertEquals(2L, f.observed().get("matches"));
+    }
+
+    @Test
+    void mlx5FatalHealthEventsFailAndLatch() throws Exception {
+        log("[445.937186] mlx5_core 0000:0d:00.0: poll_health:801:(pid 0): device's health compromised - reached miss count\n"
+                + "[445.937212] mlx5_core 0000:0d:00.0: print_health_info:431:(pid 0): Health issue observed, firmware internal error, "
+                + "severity(3) ERROR:\n");
+        Finding f = finding(run(), "NIC fatal error").orElseThrow();
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals(2L, f.observed().get("lines"));
+        assertTrue(f.message().startsWith("a Mellanox/NVIDIA NIC (mlx5) reported a fatal firmware or hardware error: 2 lines since [445.937186]"),
+                f.message());
+        assertEquals(Severity.FAIL, finding(run(), "NIC fatal error").orElseThrow().severity(), "latched until reboot or clear");
+
+        log("[500.1] mlx5_core 0000:0e:00.0: poll_health:781:(pid 0): Fatal error 1 detected\n");
+        assertEquals(3L, finding(run(), "NIC fatal error").orElseThrow().observed().get("lines"));
+    }
+
+    @Test
+    void ordinaryMlx5AndLinkUpLinesAreNotFaults() throws Exception {
+        log("[30.0] mlx5_core 0000:3b:00.0 ens1np0: Link up\n"
+                + "[30.1] mlx5_core 0000:3b:00.0: E-Switch: Total vports 2, per vport: max uc(128) max mc(2048)\n"
+                + "[30.2] IPv6: ADDRCONF(NETDEV_CHANGE): ib0: link becomes ready\n");
+        assertEquals(List.of(), problems(run()));
+    }
+
+    // ---- observations, through the probe alone ----
+
+    @Test
+    void perPatternItObservesSeverityCountsAndASummary() throws Exception {
+        log("[1.0] Buffer I/O error on dev sdb\n[2.0] Buffer I/O error on dev sdb, again\n");
+        TestProbeContext c = new TestProbeContext(root).state(StateSection.detached("s")).checkName("klog").with(probe.spec(), "{ log: " + LOG + " }");
+        ProbeResult r = probe.probe(c);
+        Observation o = r.observations().stream().filter(x -> x.entity().label().equals("block I/O error")).findFirst().orElseThrow();
+        assertEquals("fail", o.get("severity"));
+        assertEquals(2L, o.get("matches"));
+        assertEquals(2L, o.get("lines"));
+        assertEquals("block device I/O errors: 2 lines since [1.000000], last: Buffer I/O error on dev sdb, again", o.get("summary"));
+        assertTrue(r.findings().isEmpty(), "the probe only observes");
     }
 }

@@ -3,53 +3,89 @@ package dev.nhc.checks.gpu.xid;
 import dev.nhc.checks.kernel.KernelLogReader;
 import dev.nhc.checks.kernel.KernelLogSpec;
 import dev.nhc.checks.kernel.ReadStats;
-import dev.nhc.model.Finding;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
-import dev.nhc.model.Severity;
 import dev.nhc.model.SlurmState;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
-import dev.nhc.probe.Params;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.ProbeState;
+import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
- * {@code gpu.xid}: NVIDIA XID and SXID errors from the new kernel log lines, classified by
- * {@link XidTable}. Fatal ones latch: they are kept in the check's state with the boot id and
- * stay FAIL in every later run until the node reboots (new boot id) or an admin runs
- * {@code nhc clear CHECK} (which calls {@link #clear}: the latches go, the log cursor stays so
- * that the old lines are not judged again).
+ * {@code gpu.xid}: NVIDIA XID and SXID errors from the kernel log lines that are new since the last
+ * run, and from NVML's XID events when the daemon watches them ({@link NvmlXidEvents}), classified
+ * by {@link XidTable}. Fatal ones latch ({@link XidLatches}): they are observed on every later run
+ * until the node reboots (a new boot id) or an admin runs {@code nhc clear CHECK} (which calls
+ * {@link #clear}: the latches go, the log cursor stays so that the old lines are not judged again).
+ * The probe only observes, per GPU: how many fatal XIDs are latched, how many warnings came this
+ * run, which ones, and what NVIDIA's catalogue says to do; its default rules decide.
  */
 public final class GpuXidProbe implements Probe {
-    static final String LATCHED = "xid.latched";
-    static final String BOOT_ID = "xid.boot_id";
+    /** The "kernel log" reading itself: what was read, and what was lost. */
+    static final Entity LOG = Entity.of(Entity.Kind.LOG, "kernel log");
     private static final int TEXT_MAX = 160;
 
+    static final ParamSpec<List<Long>> FAIL = xids("fail",
+            "XIDs that are fatal (latched, fail the node) besides NVIDIA's 48 64 74 79 95 119 120 140; application XIDs 13 43 45 at most warn");
+    static final ParamSpec<List<Long>> WARN = xids("warn", "XIDs that only warn (overrides a default fatal one)");
+    static final ParamSpec<List<Long>> IGNORE = xids("ignore", "XIDs to ignore altogether");
+
+    private static ParamSpec<List<Long>> xids(String name, String description) {
+        return ParamSpec.integers(name, description).check(list -> {
+            for (Long x : list) {
+                if (x < 1 || x > 65_535) {
+                    return "XID numbers are whole numbers from 1 to 65535, not " + x;
+                }
+            }
+            return null;
+        });
+    }
+
+    private static final String STAYS = " — stays failing until reboot or `nhc clear {check}`";
+
     private static final ProbeSpec SPEC = KernelLogSpec.withReader(ProbeSpec.builder("gpu.xid",
-                    "NVIDIA XID/SXID errors in the kernel log since the last run; fatal ones stay failing until reboot or nhc clear")
-            .entities("one per GPU (by index when the GPU inventory maps its PCI address, else \"GPU at PCI 0000:3b:00.0\"), "
-                    + "one per NVSwitch, and \"kernel log\" for the reading itself")
-            .param(ParamSpec.optional("fail", ParamType.INTEGER_LIST, null, "XIDs that fail the node (added to the defaults 48 64 74 79 95 119 120 140; application XIDs 13 43 45 at most warn)"))
-            .param(ParamSpec.optional("warn", ParamType.INTEGER_LIST, null, "XIDs that only warn (overrides a default fail)"))
-            .param(ParamSpec.optional("ignore", ParamType.INTEGER_LIST, null, "XIDs to ignore"))
-            .field("xid_new", Unit.COUNT, "XID lines for this GPU since the last run")
-            .field("xid_latched", Unit.COUNT, "fatal XIDs remembered for this GPU since boot")
+                    "NVIDIA XID/SXID errors from the kernel log (and, in the daemon, NVML's XID events); fatal ones stay "
+                            + "failing until reboot or nhc clear. XID 79 is also recognised when the driver writes "
+                            + "\"GPU has fallen off the bus\" without a number.")
+            .tags(Tags.GPU, Tags.KERNEL_LOG)
+            .entities(Entity.Kind.GPU, "one per GPU with XIDs (GPU <index> with its PCI id when NVML or a capture maps its "
+                    + "address, else \"GPU at PCI 0000:3b:00.0\"), one per NVSwitch with SXIDs, and \"kernel log\" for the reading itself")
+            .param(FAIL).param(WARN).param(IGNORE))
+            .field("xid_latched", Unit.COUNT, "fatal XIDs latched for this GPU since boot (one per XID number)")
+            .field("xid_warning", Unit.COUNT, "non-fatal XID lines for this GPU this run (application XIDs only when listed)")
+            .field("xid_new", Unit.COUNT, "XID lines and NVML XID events for this GPU this run, of any kind")
             .field("last_xid", Unit.COUNT, "the last XID seen for this GPU this run")
-            .field("application_xids", Unit.COUNT, "application XIDs (13, 43, 45) seen this run; not a node fault")
-            ).build();
+            .field("needs_service", Unit.BOOLEAN, "a latched XID asks for service, not just a drain (79 fallen off the bus, 64 row-remap failure)")
+            .field("xids", Unit.TEXT, "the latched and this run's XIDs with their meaning, count, time and text")
+            .field("remedy", Unit.TEXT, "NVIDIA's recommended action for the worst of them: reset-gpu, reboot, hardware, restart-app or none")
+            .field("application_xids", Unit.COUNT, "kernel log: application XIDs (13, 43, 45) seen this run; not a node fault")
+            .field("nvml_events", Unit.COUNT, "kernel log: XID events NVML reported to the daemon since the last run")
+            .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
+            .field("state_lost", Unit.BOOLEAN, "kernel log: latched XIDs of this boot could not be read back from the check's state")
+            .field("state_problem", Unit.TEXT, "kernel log: why they could not")
+            .rule(DefaultRule.fail(Map.of("needs_service", true), "{entity}: {xids}" + STAYS)
+                    .remedyFrom("remedy").slurmState(SlurmState.FAIL))
+            .rule(DefaultRule.fail(Map.of("xid_latched", "> 0"), "{entity}: {xids}" + STAYS).remedyFrom("remedy"))
+            .rule(DefaultRule.warn(Map.of("xid_warning", "> 0"), "{entity}: {xids}").remedyFrom("remedy"))
+            .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log lines in {source} were not "
+                    + "examined for XIDs (more than max_lines = {with.max_lines} this run)"))
+            .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log records were overwritten before nhc "
+                    + "read them; XIDs among them were missed"))
+            .rule(DefaultRule.unknown(Map.of("state_lost", true), "latched XIDs could not be read back from the check's state "
+                    + "({state_problem}); fatal XIDs of this boot may be missing until reboot or `nhc clear {check}`"))
+            .build();
 
     @Override
     public ProbeSpec spec() {
@@ -64,167 +100,92 @@ public final class GpuXidProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) {
-        Params p = ctx.params();
-        XidTable table = new XidTable(p.integers("fail"), p.integers("warn"), p.integers("ignore"));
-        Optional<PciToGpu> gpus = ctx.service(PciToGpu.class);
+        XidTable table = new XidTable(FAIL.get(ctx.params()), WARN.get(ctx.params()), IGNORE.get(ctx.params()));
         ProbeState state = ctx.state();
-
         String boot = KernelLogReader.bootId(ctx);
-        String storedBoot = state.getString(BOOT_ID);
-        Map<String, Map<String, Object>> latched = loadLatches(state);
-        if (boot != null && storedBoot != null && !boot.equals(storedBoot)) {
-            latched.clear(); // rebooted: the GPUs were reset with it
-        }
+        XidLatches latches = XidLatches.load(state, boot);
 
-        Map<String, Agg> fresh = new LinkedHashMap<>();
-        long[] application = {0};
+        // This run's events, by kind, GPU and XID: lines from the log, then NVML's events.
+        Map<String, Seen> fromLog = new LinkedHashMap<>();
         ReadStats stats = null;
         String readError = null;
-        KernelLogReader reader = new KernelLogReader(ctx, p.string("log"))
-                .maxLines(p.has("max_lines") ? p.integer("max_lines") : KernelLogReader.DEFAULT_MAX_LINES)
-                .sinceBoot(!Boolean.FALSE.equals(p.bool("since_boot")))
-                .journalctl(p.string("journalctl"));
         try {
-            stats = reader.read(line -> XidEvent.parse(line).ifPresent(e -> {
-                if (e.kind() == XidEvent.Kind.XID && XidTable.APPLICATION.contains(e.code())) {
-                    application[0]++;
-                }
-                fresh.computeIfAbsent(key(e), k -> new Agg()).add(e);
-            }));
+            stats = KernelLogSpec.reader(ctx).read(new XidLines(e -> fromLog.computeIfAbsent(XidLatches.key(e), k -> new Seen()).add(e)));
         } catch (IOException e) {
             readError = e.getMessage();
         }
+        Map<String, Seen> fromNvml = new LinkedHashMap<>();
+        long nvmlEvents = 0;
+        NvmlXidEvents queue = ctx.service(NvmlXidEvents.class).orElse(null);
+        if (queue != null) {
+            for (NvmlXidEvents.Event n : queue.drain()) {
+                XidEvent e = XidEvent.fromNvml(n);
+                fromNvml.computeIfAbsent(XidLatches.key(e), k -> new Seen()).add(e);
+                nvmlEvents++;
+            }
+        }
+        Map<String, Seen> fresh = merge(fromLog, fromNvml);
 
-        for (Map.Entry<String, Agg> en : fresh.entrySet()) {
-            XidEvent e = en.getValue().representative();
-            Severity s = table.severity(e);
-            if (e.code() == XidEvent.RECOVERY_ACTION && e.kind() == XidEvent.Kind.XID && s != Severity.FAIL) {
-                latched.remove(en.getKey()); // the driver says the GPU needs no (or less) recovery now
-            } else if (s == Severity.FAIL) {
-                latched.merge(en.getKey(), toLatch(en.getValue()), GpuXidProbe::mergeLatch);
+        long application = 0;
+        for (Seen s : fresh.values()) {
+            XidEvent e = s.representative();
+            XidTable.Impact impact = table.impact(e);
+            if (e.kind() == XidEvent.Kind.XID && XidTable.APPLICATION.contains(e.code())) {
+                application += s.count;
+            }
+            if (impact == XidTable.Impact.FATAL) {
+                latches.latch(e, s.count, s.first.when());
+            } else if (e.kind() == XidEvent.Kind.XID && e.code() == XidEvent.RECOVERY_ACTION) {
+                latches.remove(e); // the driver says the GPU needs no (or a lesser) recovery now
             }
         }
+        latches.retain(e -> table.impact(e) == XidTable.Impact.FATAL); // the config may no longer call it fatal
 
-        // One finding per GPU: its latched fatal XIDs and this run's warnings together.
-        Map<String, List<Item>> byEntity = new LinkedHashMap<>();
-        Map<String, Observation.Builder> obs = new LinkedHashMap<>();
-        for (Map<String, Object> l : new ArrayList<>(latched.values())) {
-            XidEvent e = fromLatch(l);
-            if (table.severity(e) != Severity.FAIL) {
-                latched.remove(key(e)); // the config no longer calls it fatal
-                continue;
-            }
-            String entity = entity(e, gpus);
-            byEntity.computeIfAbsent(entity, k -> new ArrayList<>()).add(new Item(e, Severity.FAIL, num(l.get("count")), str(l.get("first"))));
+        GpuNames names = new GpuNames(ctx);
+        Map<String, PerEntity> entities = new LinkedHashMap<>();
+        for (XidLatches.Latch l : latches.all()) {
+            entity(entities, names, l.event()).latched(l);
         }
-        for (Agg a : fresh.values()) {
-            XidEvent e = a.representative();
-            String entity = entity(e, gpus);
-            Severity s = table.severity(e);
-            if (s == Severity.WARN) {
-                byEntity.computeIfAbsent(entity, k -> new ArrayList<>()).add(new Item(e, s, a.count, a.first.when()));
+        for (Seen s : fresh.values()) {
+            XidEvent e = s.representative();
+            PerEntity p = entity(entities, names, s.last);
+            p.seen(s);
+            if (table.impact(e) == XidTable.Impact.WARNING) {
+                p.warning(s);
             }
         }
-        Map<String, Long> newPerEntity = new LinkedHashMap<>();
-        Map<String, Integer> lastPerEntity = new LinkedHashMap<>();
-        for (Agg a : fresh.values()) {
-            String entity = entity(a.last, gpus);
-            newPerEntity.merge(entity, a.count, Long::sum);
-            lastPerEntity.put(entity, a.last.code());
-        }
-        for (Map<String, Object> l : latched.values()) {
-            obs.computeIfAbsent(entity(fromLatch(l), gpus), Observation::of);
-        }
-        newPerEntity.keySet().forEach(en -> obs.computeIfAbsent(en, Observation::of));
-        obs.forEach((entity, b) -> {
-            b.put("xid_new", newPerEntity.getOrDefault(entity, 0L));
-            b.put("xid_latched", latched.values().stream().filter(l -> entity(fromLatch(l), gpus).equals(entity)).count());
-            b.put("last_xid", lastPerEntity.get(entity));
-        });
 
         ProbeResult.Builder out = ProbeResult.builder();
-        obs.values().forEach(b -> out.observe(b.build()));
-        Observation.Builder log = Observation.of("kernel log").put("application_xids", application[0]);
-        if (stats != null) {
-            KernelLogSpec.putStats(log, stats);
-        }
-        out.observe(log.build());
-        byEntity.forEach((entity, items) -> out.finding(finding(ctx.checkName(), entity, items)));
+        entities.values().forEach(p -> out.observe(p.observation()));
         if (readError != null) {
-            out.finding(Finding.of("kernel log", Severity.UNKNOWN, readError));
-        } else if (stats.skippedLines() > 0) {
-            out.finding(Finding.of("kernel log", Severity.WARN, stats.skippedLines() + " new kernel log lines in " + stats.source()
-                    + " were not examined for XIDs (more than max_lines = " + p.integer("max_lines") + " new lines this run)"));
+            out.observe(Observation.unreadable(LOG, readError));
+        } else {
+            Observation.Builder log = Observation.of(LOG).put("application_xids", application).put("nvml_events", nvmlEvents)
+                    .put("source", stats.source()).put("state_lost", latches.lost() != null).put("state_problem", latches.lost());
+            KernelLogSpec.putStats(log, stats);
+            out.observe(log.build());
         }
-
-        List<Object> save = new ArrayList<>(latched.values());
-        state.put(LATCHED, save.isEmpty() ? null : save);
-        if (boot != null) {
-            state.put(BOOT_ID, boot);
-        }
+        latches.save(state, boot);
         return out.build();
     }
 
-    private static Finding finding(String check, String entity, List<Item> items) {
-        items.sort(Comparator.comparing((Item i) -> i.severity).reversed());
-        Severity worst = items.get(0).severity;
-        Remedy remedy = Remedy.NONE;
-        SlurmState slurm = null;
-        StringBuilder msg = new StringBuilder();
-        for (Item i : items) {
-            if (i.severity == worst) {
-                Remedy r = XidTable.remedy(i.event);
-                if (r.ordinal() > remedy.ordinal()) {
-                    remedy = r;
-                }
-                if (XidTable.slurmState(i.event) != null) {
-                    slurm = XidTable.slurmState(i.event);
-                }
-            }
-            if (msg.length() > 0) {
-                msg.append("; ");
-            }
-            msg.append(i.event.kind() == XidEvent.Kind.SXID ? "SXID " : "XID ").append(i.event.code())
-                    .append(" (").append(XidTable.meaning(i.event)).append(')');
-            if (i.count > 1) {
-                msg.append(" ×").append(i.count);
-            }
-            if (i.since != null && !i.since.isEmpty()) {
-                msg.append(i.severity == Severity.FAIL ? " since " : " at ").append(i.since);
-            }
-            if (i.event.text() != null && !i.event.text().isEmpty()) {
-                msg.append(": ").append(clip(i.event.text()));
-            }
-        }
-        if (worst == Severity.FAIL) {
-            msg.append(" — stays failing until reboot or `nhc clear ").append(check).append('`');
-        }
-        Map<String, Object> observed = new LinkedHashMap<>();
-        observed.put("xids", items.stream().map(i -> (long) i.event.code()).distinct().toList().toString());
-        return new Finding(null, entity, worst, msg.toString(), remedy, slurm, observed);
+    /**
+     * Both sources of one run: NVML reports the XID its kernel log line reports too, so an XID
+     * counts as often as the source that saw it more often, not as the sum of both.
+     */
+    private static Map<String, Seen> merge(Map<String, Seen> log, Map<String, Seen> nvml) {
+        Map<String, Seen> out = new LinkedHashMap<>(log);
+        nvml.forEach((key, n) -> out.merge(key, n, (l, e) -> l.count >= e.count ? l.withGpu(e.last.gpu()) : e.withPci(l.last.pci())));
+        return out;
     }
 
-    private static String clip(String s) {
-        return s.length() <= TEXT_MAX ? s : s.substring(0, TEXT_MAX) + "…";
+    private static PerEntity entity(Map<String, PerEntity> entities, GpuNames names, XidEvent e) {
+        Entity entity = e.kind() == XidEvent.Kind.SXID ? GpuNames.nvswitch(e.pci()) : names.gpu(e.pci(), e.gpu());
+        return entities.computeIfAbsent(entity.kind() + "/" + entity.id(), k -> new PerEntity(entity));
     }
 
-    static String entity(XidEvent e, Optional<PciToGpu> gpus) {
-        if (e.kind() == XidEvent.Kind.SXID) {
-            return "NVSwitch at PCI " + e.pci() + ".0";
-        }
-        Optional<Integer> idx = gpus.flatMap(m -> m.gpuIndex(e.pci()));
-        return idx.map(i -> "GPU " + i).orElse("GPU at PCI " + e.pci() + ".0");
-    }
-
-    private static String key(XidEvent e) {
-        return e.kind().name().toLowerCase(java.util.Locale.ROOT) + ":" + e.pci() + ":" + e.code();
-    }
-
-    private record Item(XidEvent event, Severity severity, long count, String since) {
-    }
-
-    /** The XID lines of one kind, GPU and code seen this run. */
-    private static final class Agg {
+    /** The events of one kind, GPU and XID seen this run. */
+    private static final class Seen {
         XidEvent first;
         XidEvent last;
         long count;
@@ -239,70 +200,104 @@ public final class GpuXidProbe implements Probe {
             anyFatal |= Boolean.TRUE.equals(e.fatal());
         }
 
-        /** The last line, marked fatal if any line was: one fatal NVLink5 line among warnings makes the lot fatal. */
+        /** The last event, marked fatal if any was: one fatal NVLink5 line among warnings makes the lot fatal. */
         XidEvent representative() {
             return anyFatal && !Boolean.TRUE.equals(last.fatal())
-                    ? new XidEvent(last.kind(), last.pci(), last.code(), Boolean.TRUE, last.recoveryAction(), last.text(), last.when())
+                    ? new XidEvent(last.kind(), last.pci(), last.gpu(), last.code(), Boolean.TRUE, last.recoveryAction(), last.text(), last.when())
                     : last;
         }
-    }
 
-    private static Map<String, Object> toLatch(Agg a) {
-        XidEvent e = a.representative();
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("kind", e.kind().name().toLowerCase(java.util.Locale.ROOT));
-        m.put("pci", e.pci());
-        m.put("code", (long) e.code());
-        if (e.fatal() != null) {
-            m.put("fatal", e.fatal());
-        }
-        if (e.recoveryAction() != null) {
-            m.put("action", e.recoveryAction());
-        }
-        m.put("count", a.count);
-        m.put("first", a.first.when());
-        m.put("last", e.when());
-        m.put("text", clip(e.text()));
-        return m;
-    }
-
-    private static Map<String, Object> mergeLatch(Map<String, Object> old, Map<String, Object> now) {
-        Map<String, Object> m = new LinkedHashMap<>(now);
-        m.put("count", num(old.get("count")) + num(now.get("count")));
-        m.put("first", old.get("first"));
-        if (Boolean.TRUE.equals(old.get("fatal"))) {
-            m.put("fatal", Boolean.TRUE);
-        }
-        return m;
-    }
-
-    private static XidEvent fromLatch(Map<String, Object> l) {
-        XidEvent.Kind kind = "sxid".equals(l.get("kind")) ? XidEvent.Kind.SXID : XidEvent.Kind.XID;
-        Object fatal = l.get("fatal");
-        return new XidEvent(kind, str(l.get("pci")), (int) num(l.get("code")), fatal instanceof Boolean b ? b : null,
-                str(l.get("action")), str(l.get("text")), str(l.get("last")));
-    }
-
-    /** Reads the latches back; entries a hand edit broke are dropped rather than crashing the check. */
-    private static Map<String, Map<String, Object>> loadLatches(ProbeState state) {
-        Map<String, Map<String, Object>> out = new LinkedHashMap<>();
-        if (state.get(LATCHED) instanceof List<?> list) {
-            for (Object o : list) {
-                if (o instanceof Map<?, ?> m && m.get("pci") != null && m.get("code") instanceof Number) {
-                    Map<String, Object> l = new LinkedHashMap<>();
-                    m.forEach((k, v) -> l.put(String.valueOf(k), v));
-                    out.put(key(fromLatch(l)), l);
-                }
+        Seen withGpu(Integer gpu) {
+            if (gpu == null || last.gpu() != null) {
+                return this;
             }
+            Seen s = copy();
+            s.last = new XidEvent(last.kind(), last.pci(), gpu, last.code(), last.fatal(), last.recoveryAction(), last.text(), last.when());
+            return s;
         }
-        return out;
+
+        Seen withPci(String pci) {
+            if (pci == null || last.pci() != null) {
+                return this;
+            }
+            Seen s = copy();
+            s.last = new XidEvent(last.kind(), pci, last.gpu(), last.code(), last.fatal(), last.recoveryAction(), last.text(), last.when());
+            return s;
+        }
+
+        private Seen copy() {
+            Seen s = new Seen();
+            s.first = first;
+            s.last = last;
+            s.count = count;
+            s.anyFatal = anyFatal;
+            return s;
+        }
     }
 
-    private static long num(Object o) {
-        return o instanceof Number n ? n.longValue() : 0;
-    }
+    /** What one GPU (or NVSwitch) shows: its latches and this run's events. */
+    private static final class PerEntity {
+        final Entity entity;
+        final List<String> fatal = new ArrayList<>();
+        final List<String> warnings = new ArrayList<>();
+        long latched;
+        long warningLines;
+        long newLines;
+        Integer lastXid;
+        boolean needsService;
+        Remedy worstFatal = Remedy.NONE;
+        Remedy worstWarning = Remedy.NONE;
 
-    private static String str(Object o) {
-        return o == null ? null : o.toString();
+        PerEntity(Entity entity) {
+            this.entity = entity;
+        }
+
+        void latched(XidLatches.Latch l) {
+            latched++;
+            needsService |= XidTable.needsService(l.event());
+            worstFatal = worse(worstFatal, XidTable.remedy(l.event()));
+            fatal.add(describe(l.event(), l.count(), " since ", l.first()));
+        }
+
+        void seen(Seen s) {
+            newLines += s.count;
+            lastXid = s.last.code();
+        }
+
+        void warning(Seen s) {
+            warningLines += s.count;
+            worstWarning = worse(worstWarning, XidTable.remedy(s.representative()));
+            warnings.add(describe(s.representative(), s.count, " at ", s.first.when()));
+        }
+
+        Observation observation() {
+            List<String> all = new ArrayList<>(fatal);
+            all.addAll(warnings);
+            Remedy remedy = latched > 0 ? worstFatal : worstWarning;
+            return Observation.of(entity).put("xid_latched", latched).put("xid_warning", warningLines).put("xid_new", newLines)
+                    .put("last_xid", lastXid).put("needs_service", needsService)
+                    .put("xids", all.isEmpty() ? null : String.join("; ", all))
+                    .put("remedy", all.isEmpty() ? null : remedy.label()).build();
+        }
+
+        private static Remedy worse(Remedy a, Remedy b) {
+            return b.ordinal() > a.ordinal() ? b : a;
+        }
+
+        /** "XID 48 (double-bit ECC error) ×2 since 2026-11-22T04:10:00Z: An uncorrectable double bit error (DBE)". */
+        private static String describe(XidEvent e, long count, String sinceOrAt, String when) {
+            StringBuilder b = new StringBuilder();
+            b.append(e.kind() == XidEvent.Kind.SXID ? "SXID " : "XID ").append(e.code()).append(" (").append(XidTable.meaning(e)).append(')');
+            if (count > 1) {
+                b.append(" ×").append(count);
+            }
+            if (when != null && !when.isEmpty()) {
+                b.append(sinceOrAt).append(when);
+            }
+            if (e.text() != null && !e.text().isEmpty()) {
+                b.append(": ").append(XidLatches.clip(e.text(), TEXT_MAX));
+            }
+            return b.toString();
+        }
     }
 }

@@ -8,11 +8,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One XID or SXID reported by the NVIDIA driver in the kernel log. {@code fatal} is TRUE or FALSE
- * when the line says "Fatal" / "Non-fatal" (NVLink5 and NVSwitch lines), else null.
- * {@code recoveryAction} is the new action of an XID 154 line ("Drain and Reset"), else null.
+ * One XID or SXID the NVIDIA driver reported, from a kernel log line or an NVML event.
+ * {@code pci} is the short bus address ("0000:3b:00", see {@link #normalizePci}), null when only
+ * NVML's index is known; {@code gpu} is NVML's index when the event came from NVML, else null.
+ * {@code fatal} is TRUE or FALSE when the line says "Fatal" / "Non-fatal" (NVLink5 and NVSwitch
+ * lines), else null. {@code recoveryAction} is the new action of an XID 154 line ("Drain and
+ * Reset"), else null.
  */
-public record XidEvent(Kind kind, String pci, int code, Boolean fatal, String recoveryAction, String text, String when) {
+public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fatal, String recoveryAction, String text, String when) {
 
     public enum Kind { XID, SXID }
 
@@ -22,31 +25,52 @@ public record XidEvent(Kind kind, String pci, int code, Boolean fatal, String re
     // The regex gpud and NVSentinel use, extended to keep the rest of the line.
     private static final Pattern XID = Pattern.compile("NVRM: Xid \\((?:PCI:)?([0-9a-fA-F:.]+)\\): (\\d+),\\s*(.*)");
     private static final Pattern SXID = Pattern.compile("SXid \\((?:PCI:)?([0-9a-fA-F:.]+)\\): (\\d+),\\s*(.*)");
-    private static final Pattern OFF_THE_BUS = Pattern.compile("GPU at PCI:([0-9a-fA-F:.]+): GPU has fallen off the bus");
+    /** Older drivers: "NVRM: GPU at PCI:0000:5e:00: GPU has fallen off the bus."; newer: "NVRM: GPU 0000:5e:00.0: GPU has …". */
+    private static final Pattern OFF_THE_BUS = Pattern.compile("NVRM: GPU (?:at PCI:)?([0-9a-fA-F]+:[0-9a-fA-F:.]+): GPU has fallen off the bus");
+    /**
+     * The driver's probe-time message, printed as one record over three lines and without an XID
+     * number: "NVRM: The NVIDIA GPU 0000:5d:00.0 / NVRM: (PCI ID: 10de:2330) installed in this
+     * system has / NVRM: fallen off the bus and is not responding to commands." /dev/kmsg keeps it
+     * as one record (the line breaks escaped); a dmesg or journal text splits it, see {@link XidLines}.
+     */
+    static final Pattern THE_NVIDIA_GPU = Pattern.compile("NVRM: The NVIDIA GPU ([0-9a-fA-F]+:[0-9a-fA-F:.]+)");
+    static final String FALLEN_OFF = "fallen off the bus";
     private static final Pattern NON_FATAL = Pattern.compile("(?i)\\bnon-?fatal\\b");
     private static final Pattern FATAL = Pattern.compile("(?i)\\bfatal\\b");
     private static final Pattern ACTION = Pattern.compile("recovery action changed from 0x[0-9a-fA-F]+ \\(([^)]*)\\) to 0x[0-9a-fA-F]+ \\(([^)]*)\\)");
 
-    /** The event in a kernel log line, if it reports one. Cheap for the many lines that do not. */
+    /** The event one kernel log line reports by itself, if any. Cheap for the many lines that report none. */
     public static Optional<XidEvent> parse(KernelLogLine line) {
         String msg = line.message();
-        if (msg.indexOf("Xid") < 0 && msg.indexOf("fallen off the bus") < 0) {
+        boolean xid = msg.indexOf("Xid") >= 0;
+        boolean off = msg.indexOf(FALLEN_OFF) >= 0;
+        if (!xid && !off) {
             return Optional.empty();
         }
-        Matcher m = SXID.matcher(msg);
-        Kind kind = Kind.SXID;
-        if (!m.find()) {
-            m = XID.matcher(msg);
-            kind = Kind.XID;
-            if (!m.find()) {
-                Matcher off = OFF_THE_BUS.matcher(msg);
-                if (off.find()) {
-                    return Optional.of(new XidEvent(Kind.XID, normalizePci(off.group(1)), FALLEN_OFF_THE_BUS, Boolean.TRUE, null,
-                            "GPU has fallen off the bus", line.when()));
-                }
-                return Optional.empty();
+        if (xid) {
+            Matcher s = SXID.matcher(msg);
+            if (s.find()) {
+                return xidLine(s, Kind.SXID, line.when());
+            }
+            Matcher x = XID.matcher(msg);
+            if (x.find()) {
+                return xidLine(x, Kind.XID, line.when());
             }
         }
+        if (off) {
+            Matcher m = OFF_THE_BUS.matcher(msg);
+            if (m.find()) {
+                return Optional.of(fallenOffTheBus(m.group(1), line.when()));
+            }
+            Matcher probe = THE_NVIDIA_GPU.matcher(msg);
+            if (probe.find() && msg.indexOf(FALLEN_OFF, probe.end()) > 0) {
+                return Optional.of(fallenOffTheBus(probe.group(1), line.when()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<XidEvent> xidLine(Matcher m, Kind kind, String when) {
         int code;
         try {
             code = Integer.parseInt(m.group(2));
@@ -62,7 +86,20 @@ public record XidEvent(Kind kind, String pci, int code, Boolean fatal, String re
                 action = a.group(2).strip();
             }
         }
-        return Optional.of(new XidEvent(kind, normalizePci(m.group(1)), code, fatal, action, rest, line.when()));
+        return Optional.of(new XidEvent(kind, normalizePci(m.group(1)), null, code, fatal, action, rest, when));
+    }
+
+    /** XID 79 as the driver words it without a number. */
+    static XidEvent fallenOffTheBus(String pci, String when) {
+        return new XidEvent(Kind.XID, normalizePci(pci), null, FALLEN_OFF_THE_BUS, Boolean.TRUE, null, "GPU has fallen off the bus", when);
+    }
+
+    /** An XID NVML's event watcher reported for GPU {@code gpu} (-1: NVML could not say which) at {@code pciBusId} (may be null). */
+    public static XidEvent fromNvml(NvmlXidEvents.Event e) {
+        int code = e.xid() > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) e.xid();
+        String pci = e.pciBusId() == null || e.pciBusId().isBlank() ? null : normalizePci(e.pciBusId());
+        Integer gpu = e.gpu() >= 0 ? e.gpu() : null;
+        return new XidEvent(Kind.XID, pci, gpu, code, null, null, "reported by NVML", e.at() == null ? "" : e.at().toString());
     }
 
     /** "PCI:0000:3B:00", "0000:3b:00.0", "00000000:3b:00.0", "3b:00" → "0000:3b:00". */

@@ -1,8 +1,6 @@
 package dev.nhc.checks.gpu.xid;
 
 import dev.nhc.model.Remedy;
-import dev.nhc.model.Severity;
-import dev.nhc.model.SlurmState;
 
 import java.util.Collection;
 import java.util.HashSet;
@@ -11,14 +9,29 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * How bad each XID is, what to do about it, and what it means: defaults from NVIDIA's catalogue
- * and DCGM's health rules (reference/gpu.md), with the config's {@code fail:}, {@code warn:} and
- * {@code ignore:} lists on top (ignore wins over fail, fail over warn). Application XIDs (13, 43,
- * 45) are the job's fault, not the node's: they never fail the node, even when a config lists them
+ * What NVIDIA's catalogue and DCGM's health rules (reference/gpu.md) say about each XID: whether
+ * it is fatal (stays until the GPU is reset or the node rebooted), a warning, or not the node's
+ * problem; what to do about it; and what it means. The check's {@code fail:}, {@code warn:} and
+ * {@code ignore:} lists reclassify (ignore wins over fail, fail over warn). Application XIDs (13,
+ * 43, 45) are the job's fault, not the node's: they are never fatal, even when a config lists them
  * under {@code fail:} (they are then warnings). XIDs in no list are warnings, so an XID NVIDIA adds
- * next year is seen rather than dropped.
+ * next year is seen rather than dropped. This only classifies; the probe's default rules decide.
  */
 public final class XidTable {
+    /** How an XID bears on the node. */
+    public enum Impact {
+        /** Latched: the GPU needs a reset or the node a reboot. */
+        FATAL,
+        /** Reported for the run that saw it. */
+        WARNING,
+        /** The application's fault (13, 43, 45 unlisted): counted, not the node's problem. */
+        APPLICATION_FAULT,
+        /** Listed under {@code ignore:}. */
+        IGNORED,
+        /** XID 154 back to "None" (or to a lesser action): the driver says the GPU recovered. */
+        RECOVERED
+    }
+
     public static final Set<Integer> DEFAULT_FAIL = Set.of(48, 64, 74, 79, 95, 119, 120, 140);
     public static final Set<Integer> DEFAULT_WARN = Set.of(31, 32, 38, 39, 42, 54, 56, 57, 58, 60, 61, 62, 63, 67, 68, 69,
             73, 78, 92, 94, 109, 121, 137, 143, 155, 156, 158);
@@ -70,49 +83,48 @@ public final class XidTable {
         return s;
     }
 
-    /** PASS means "not the node's problem" (application XIDs, ignored XIDs, a recovery action back to None). */
-    public Severity severity(XidEvent e) {
+    public Impact impact(XidEvent e) {
         if (e.kind() == XidEvent.Kind.SXID) {
-            return Boolean.TRUE.equals(e.fatal()) ? Severity.FAIL : Severity.WARN;
+            return Boolean.TRUE.equals(e.fatal()) ? Impact.FATAL : Impact.WARNING;
         }
         int x = e.code();
         if (ignore.contains(x)) {
-            return Severity.PASS;
+            return Impact.IGNORED;
         }
         if (APPLICATION.contains(x)) {
-            return fail.contains(x) || warn.contains(x) ? Severity.WARN : Severity.PASS;
+            return fail.contains(x) || warn.contains(x) ? Impact.WARNING : Impact.APPLICATION_FAULT;
         }
         if (fail.contains(x)) {
-            return Severity.FAIL;
+            return Impact.FATAL;
         }
         if (warn.contains(x)) {
-            return Severity.WARN;
+            return Impact.WARNING;
         }
         if (x == XidEvent.RECOVERY_ACTION) {
-            return actionSeverity(e.recoveryAction());
+            return actionImpact(e.recoveryAction());
         }
         if (x >= NVLINK5_FIRST && x <= NVLINK5_LAST) {
-            return Boolean.TRUE.equals(e.fatal()) ? Severity.FAIL : Severity.WARN;
+            return Boolean.TRUE.equals(e.fatal()) ? Impact.FATAL : Impact.WARNING;
         }
         if (DEFAULT_FAIL.contains(x)) {
-            return Severity.FAIL;
+            return Impact.FATAL;
         }
-        return Severity.WARN;
+        return Impact.WARNING;
     }
 
     /** DCGM's driver health rule: RESET, REBOOT and DRAIN_RESET fail; DRAIN_P2P warns; None is healthy again. */
-    private static Severity actionSeverity(String action) {
+    private static Impact actionImpact(String action) {
         if (action == null) {
-            return Severity.WARN;
+            return Impact.WARNING;
         }
         String a = action.toLowerCase(Locale.ROOT);
         if (a.equals("none")) {
-            return Severity.PASS;
+            return Impact.RECOVERED;
         }
         if (a.contains("reset") || a.contains("reboot")) {
-            return Severity.FAIL;
+            return Impact.FATAL;
         }
-        return Severity.WARN;
+        return Impact.WARNING;
     }
 
     public static Remedy remedy(XidEvent e) {
@@ -133,9 +145,9 @@ public final class XidTable {
         };
     }
 
-    /** A GPU off the bus or a failed row remap needs service, not just a drain (DESIGN's FAIL state). */
-    public static SlurmState slurmState(XidEvent e) {
-        return e.kind() == XidEvent.Kind.XID && (e.code() == 79 || e.code() == 64) ? SlurmState.FAIL : null;
+    /** A GPU off the bus or a failed row remap needs service, not just a drain (DESIGN's Slurm FAIL state). */
+    public static boolean needsService(XidEvent e) {
+        return e.kind() == XidEvent.Kind.XID && (e.code() == XidEvent.FALLEN_OFF_THE_BUS || e.code() == 64);
     }
 
     public static String meaning(XidEvent e) {

@@ -22,8 +22,8 @@ class XidEventWatcherTest {
     void close() {
         if (watcher != null) {
             watcher.close();
+            NvmlNative.nvmlShutdown(); // bound only once a watcher started: a JVM that never bound NVML has no symbol to call
         }
-        NvmlNative.nvmlShutdown();
     }
 
     @Test

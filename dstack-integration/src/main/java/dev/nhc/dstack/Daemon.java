@@ -220,6 +220,9 @@ public final class Daemon implements AutoCloseable {
             return rejectReload(describe(e));
         } catch (IllegalArgumentException e) {
             return rejectReload(e.getMessage());
+        } catch (RuntimeException | StackOverflowError e) {
+            // A loader bug must not kill the SIGHUP worker with a stack trace and leave the reload uncounted.
+            return rejectReload("nhc could not load it (" + e + ")");
         }
         synchronized (lock) {
             if (closed) {

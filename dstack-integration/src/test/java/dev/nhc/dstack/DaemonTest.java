@@ -255,6 +255,56 @@ class DaemonTest {
     }
 
     @Test
+    void aConfigThatWouldExhaustTheLoaderIsARejectedReloadWithItsPlaceAndNoStackTrace() throws Exception {
+        Path file = write("nhc.yaml", config("""
+                  - name: fast
+                    use: test.fast
+                """));
+        start(file);
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("fast") >= 1);
+        Path fifo = dir.resolve("fifo.yaml");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Path zero = Files.createSymbolicLink(dir.resolve("zero.yaml"), Path.of("/dev/zero"));
+        Files.writeString(file, config("""
+                  - name: fast
+                    use: test.fast
+                """).replace("settings:\n", "settings: &s\n  loop: *s\n"));
+        assertFalse(daemon.reload(), "a value that contains itself");
+        assertTrue(String.join("\n", daemon.status().problems()).contains("nhc.yaml:2:11: alias *s is used inside its own anchor &s"),
+                daemon.status().problems().toString());
+        for (Path bad : List.of(fifo, zero)) {
+            Files.delete(file);
+            Files.createSymbolicLink(file, bad);
+            assertFalse(org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10), daemon::reload), bad.toString());
+            assertTrue(String.join("\n", daemon.status().problems()).contains("not a regular file"), daemon.status().problems().toString());
+        }
+        assertEquals(3, daemon.status().reloads());
+        assertEquals(3, daemon.status().reloadFailures());
+        assertEquals("fast", daemon.config().checks().get(0).name(), "the old config keeps running");
+        assertFalse(logBytes.toString(StandardCharsets.UTF_8).contains("\tat "), "no stack trace: " + logBytes);
+    }
+
+    @Test
+    void aLoaderThatThrowsSomethingUnexpectedIsARejectedReloadToo() throws Exception {
+        Path file = write("nhc.yaml", config("""
+                  - name: fast
+                    use: test.fast
+                """));
+        AtomicInteger loads = new AtomicInteger();
+        daemon = new Daemon(() -> {
+            if (loads.incrementAndGet() > 1) {
+                throw new StackOverflowError();
+            }
+            return TestConfigs.loader().load(file);
+        }, (c, k, s) -> run(c, k), Clock.systemUTC(), "node1", new PrintStream(logBytes, true, StandardCharsets.UTF_8));
+        daemon.start();
+        assertFalse(daemon.reload());
+        assertEquals(1, daemon.status().reloadFailures());
+        assertTrue(String.join("\n", daemon.status().problems()).contains("StackOverflowError"), daemon.status().problems().toString());
+        assertFalse(logBytes.toString(StandardCharsets.UTF_8).contains("\tat "), "no stack trace: " + logBytes);
+    }
+
+    @Test
     void aStateDirectoryThatCannotBeWrittenIsReportedWhileTheVerdictIsStillServed() throws Exception {
         Path notADir = dir.resolve("full");
         Files.writeString(notADir, "a file where the state directory should be");

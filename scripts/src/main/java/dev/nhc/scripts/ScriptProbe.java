@@ -2,6 +2,8 @@ package dev.nhc.scripts;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.files.UntrustedPathException;
+import dev.nhc.engine.process.TrustedCommand;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Severity;
@@ -15,7 +17,6 @@ import dev.nhc.engine.process.ProcessRunner;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,12 +28,13 @@ import java.util.function.BooleanSupplier;
 /**
  * {@code script}: a site's own diagnostic, an executable run with argv (never through a shell),
  * a clean environment (PATH=/usr/sbin:/usr/bin:/sbin:/bin plus {@code with: { env }}), stdin
- * from /dev/null and a time limit; it is killed with every process it started when it ends or
+ * from /dev/null and a time limit, under the rules of {@link TrustedCommand} that {@code command}
+ * checks share; it is killed with every process it started when it ends or
  * its time is up. Its result is read by one of two conventions: {@code nhc} (LBNL NHC: exit 0
  * passes, anything else fails with the first output line as message) or {@code npd} (Kubernetes
  * node-problem-detector plugins: 0 OK, 1 problem, 2 unknown). A script may instead print
  * per-entity findings as JSON (see scripts/README.md). When nhc runs as root, a script that
- * anyone but root can change is refused.
+ * anyone but root can change, or one given such a file as an argument, is refused.
  */
 public final class ScriptProbe implements Probe {
     public static final String NAME = "script";
@@ -75,24 +77,6 @@ public final class ScriptProbe implements Probe {
         if (!convention.equals("nhc") && !convention.equals("npd")) {
             return unknown("script: convention must be nhc or npd, not '" + convention + "'");
         }
-        Path exe = Executables.resolve(command.get(0));
-        if (exe == null) {
-            return unknown("script " + command.get(0) + " not found or not executable"
-                    + (command.get(0).contains("/") ? "" : " on " + ProcessRunner.SYSTEM_PATH));
-        }
-        List<String> argv = new ArrayList<>(command);
-        argv.set(0, exe.toString());
-        if (runningAsRoot.getAsBoolean()) {
-            String why;
-            try {
-                why = Executables.unsafeForRoot(exe, argv);
-            } catch (IOException e) {
-                why = "cannot check who owns it: " + e.getMessage();
-            }
-            if (why != null) {
-                return unknown("refusing to run " + command.get(0) + " as root: " + why);
-            }
-        }
         Map<String, String> env = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : ctx.params().map("env").entrySet()) {
             if (e.getKey().isEmpty() || e.getKey().contains("=") || e.getKey().indexOf('\0') >= 0
@@ -108,11 +92,16 @@ public final class ScriptProbe implements Probe {
         }
         long cap = ctx.params().integer("max_output") == null ? DEFAULT_MAX_OUTPUT : ctx.params().integer("max_output");
         ProcessRunner.Result o;
-        try {
-            o = ProcessRunner.of(argv).minimalEnvironment(ProcessRunner.SYSTEM_PATH).env(env).directory(Path.of("/"))
-                    .timeout(timeout).outputCap((int) Math.min(cap, 64L << 20)).run();
+        try (TrustedCommand cmd = TrustedCommand.prepare(command, runningAsRoot.getAsBoolean())) {
+            o = cmd.runner().env(env).timeout(timeout).outputCap((int) Math.min(cap, 64L << 20)).run();
+        } catch (TrustedCommand.NotFoundException e) {
+            return unknown("script " + command.get(0) + " " + e.getMessage());
+        } catch (UntrustedPathException e) {
+            return unknown("refusing to run " + command.get(0) + " as root: " + e.getMessage());
         } catch (ProcessRunner.StartFailure e) {
-            return unknown("script " + e.getMessage());
+            return unknown("script cannot run " + command.get(0) + ": " + e.reason());
+        } catch (IOException e) {
+            return unknown("refusing to run " + command.get(0) + ": cannot check who can change it: " + e.getMessage());
         }
         return judge(ctx, command.get(0), convention, o, timeout);
     }

@@ -173,8 +173,10 @@ class ScriptProbeTest {
         Map<String, Object> p = Map.of("command", List.of(s.toString()), "convention", "nhc", "max_output", 1024L);
         Finding f = only(asRoot.probe(new TestProbeContext(tmp).params(p)));
         assertEquals(Severity.UNKNOWN, f.severity());
-        String uid = root ? "65534" : Files.getAttribute(s, "unix:uid").toString();
-        assertEquals("refusing to run " + s + " as root: " + s.toRealPath() + " is owned by uid " + uid + ", not root", f.message());
+        // not root, the first thing on the way that is not root's is the test's own temp directory
+        String why = root ? s.toRealPath() + " is owned by uid 65534, not root"
+                : "directory " + tmp.toRealPath() + " is owned by uid " + Files.getAttribute(tmp, "unix:uid") + ", not root";
+        assertEquals("refusing to run " + s + " as root: " + why, f.message());
         assertTrue(Files.notExists(marker), "the refused script must not have run");
     }
 
@@ -187,7 +189,28 @@ class ScriptProbeTest {
         ScriptProbe asRoot = new ScriptProbe(() -> true);
         Map<String, Object> p = Map.of("command", List.of("/bin/sh", s.toString()), "convention", "nhc", "max_output", 1024L);
         Finding f = only(asRoot.probe(new TestProbeContext(tmp).params(p)));
-        assertTrue(f.message().startsWith("refusing to run /bin/sh as root: " + s.toRealPath() + " is owned by uid"), f.message());
+        String why = Ownership.runningAsRoot() ? s.toRealPath() + " is owned by uid 65534" : "directory " + tmp.toRealPath() + " is owned by uid";
+        assertTrue(f.message().startsWith("refusing to run /bin/sh as root: " + why), f.message());
+    }
+
+    @Test
+    void asRootAScriptAWrapperOrInterpreterIsGivenAnywhereInItsArgumentsIsCheckedToo() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Ownership.runningAsRoot(), "only root can make a file another user owns (CI runs as root)");
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path marker = tmp.resolve("ran");
+        Path userDir = Files.createDirectories(tmp.resolve("x"));
+        Path s = script("x/s.sh", "touch " + marker);
+        Files.setPosixFilePermissions(s, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path prog = Files.writeString(userDir.resolve("prog.awk"), "BEGIN { system(\"touch " + marker + "\") }\n");
+        Files.setAttribute(userDir, "unix:uid", 65534);
+        ScriptProbe asRoot = new ScriptProbe(() -> true);
+        for (List<String> command : List.of(List.of("/usr/bin/env", "bash", s.toString()), List.of("awk", "-f", prog.toString()))) {
+            Finding f = only(asRoot.probe(new TestProbeContext(tmp).params(Map.of("command", command, "convention", "nhc", "max_output", 1024L))));
+            assertEquals(Severity.UNKNOWN, f.severity());
+            assertEquals("refusing to run " + command.get(0) + " as root: directory " + userDir.toRealPath() + " is owned by uid 65534, not root",
+                    f.message());
+        }
+        assertTrue(Files.notExists(marker), "the payload never ran");
     }
 
     @Test

@@ -1,6 +1,9 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.process.TrustedCommand;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Severity;
@@ -13,14 +16,20 @@ import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.units.Unit;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
  * {@code command}: runs an argv (never through a shell) under a timeout, stdin closed, output
- * capped at 64 KiB (stdout and stderr interleaved, as an admin sees them). By default exit 0
+ * capped at 64 KiB (stdout and stderr interleaved, as an admin sees them), under the same rules as
+ * a {@code script} check ({@link TrustedCommand}: a bare name is looked up in the system
+ * directories only, a clean environment with LANG=C, and as root nothing others can change is run
+ * or given to the program). By default exit 0
  * passes and anything else fails with the first output line as message (LBNL NHC's convention);
  * {@code exit_code} and {@code output} (a regex that must be found) change what passes. A command
  * that does not finish in time is killed with its children and fails; one that cannot be started
@@ -37,6 +46,16 @@ public final class CommandProbe implements Probe {
             .field("duration", Unit.SECONDS, "how long it ran")
             .field("timed_out", Unit.BOOLEAN, "killed on timeout")
             .build();
+
+    private final BooleanSupplier runningAsRoot;
+
+    public CommandProbe() {
+        this(Ownership::runningAsRoot);
+    }
+
+    CommandProbe(BooleanSupplier runningAsRoot) {
+        this.runningAsRoot = runningAsRoot;
+    }
 
     @Override
     public ProbeSpec spec() {
@@ -65,10 +84,16 @@ public final class CommandProbe implements Probe {
             limit = p.duration("timeout");
         }
         ProcessRunner.Result r;
-        try {
-            r = ProcessRunner.of(argv).mergeStderr().timeout(limit).run();
+        try (TrustedCommand cmd = TrustedCommand.prepare(argv, runningAsRoot.getAsBoolean())) {
+            r = cmd.runner().env(Map.of("LANG", "C")).mergeStderr().timeout(limit).run();
+        } catch (TrustedCommand.NotFoundException e) {
+            return unknown(entity, "cannot run " + String.join(" ", argv) + ": " + argv.get(0) + " " + e.getMessage());
+        } catch (UntrustedPathException e) {
+            return unknown(entity, "refusing to run " + argv.get(0) + " as root: " + e.getMessage());
         } catch (ProcessRunner.StartFailure e) {
             return unknown(entity, "cannot run " + String.join(" ", argv) + ": " + e.reason());
+        } catch (IOException e) {
+            return unknown(entity, "refusing to run " + argv.get(0) + ": cannot check who can change it: " + e.getMessage());
         }
         ProbeResult.Builder out = ProbeResult.builder().observe(Observation.of(entity)
                 .put("exit_code", (long) r.exitCode())

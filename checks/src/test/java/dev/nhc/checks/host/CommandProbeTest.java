@@ -71,4 +71,28 @@ class CommandProbeTest {
         assertEquals(Severity.UNKNOWN, re.severity());
         assertTrue(re.message().contains("'output' is not a valid regular expression"), re.message());
     }
+
+    @Test
+    void theCommandRunsInACleanEnvironmentFromSlashWithTheSystemPath() {
+        ProbeResult r = run(Map.of("command", List.of("/bin/sh", "-c", "echo \"$PATH|$LANG|$HOME|$(pwd)\"; exit 1")));
+        assertEquals("/usr/sbin:/usr/bin:/sbin:/bin|C||/", r.findings().get(0).message(), "nothing of nhc's own environment");
+    }
+
+    @Test
+    void asRootAScriptAWrapperRunsIsCheckedLikeAScriptChecksProgram() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.nhc.engine.config.Ownership.runningAsRoot(),
+                "only root can make a file another user owns (CI runs as root)");
+        Path dir = root.toRealPath();
+        java.nio.file.Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path marker = dir.resolve("ran");
+        Path userDir = java.nio.file.Files.createDirectories(dir.resolve("x"));
+        Path s = java.nio.file.Files.writeString(userDir.resolve("s.sh"), "touch " + marker + "\n");
+        java.nio.file.Files.setPosixFilePermissions(s, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        java.nio.file.Files.setAttribute(userDir, "unix:uid", 65534);
+        List<Finding> findings = run(Map.of("command", List.of("/usr/bin/env", "bash", s.toString()))).findings();
+        assertTrue(java.nio.file.Files.notExists(marker), "the payload never ran");
+        assertEquals(1, findings.size(), findings.toString());
+        assertEquals(Severity.UNKNOWN, findings.get(0).severity());
+        assertEquals("refusing to run /usr/bin/env as root: directory " + userDir + " is owned by uid 65534, not root", findings.get(0).message());
+    }
 }

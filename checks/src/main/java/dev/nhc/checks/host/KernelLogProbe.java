@@ -158,6 +158,10 @@ public final class KernelLogProbe implements Probe {
         } else {
             out.finding(Finding.of("kernel log", Severity.UNKNOWN, readError));
         }
+        if (latch && state.lostBecause() != null) {
+            out.finding(Finding.of("state", Severity.UNKNOWN, "state unreadable: " + state.lostBecause()
+                    + "; latched faults may be forgotten ('nhc clear " + ctx.checkName() + "' once the node is known good)"));
+        }
         out.observe(log.build());
         state.put(LATCHED, latched.isEmpty() ? null : new LinkedHashMap<>(latched));
         if (boot != null) {

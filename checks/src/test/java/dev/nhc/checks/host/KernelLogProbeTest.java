@@ -126,4 +126,18 @@ class KernelLogProbeTest {
         assertEquals(Severity.UNKNOWN, f.severity());
         assertTrue(f.message().contains("kern.log"), f.message());
     }
+
+    @Test
+    void withItsStateLostALatchingCheckIsUnknownUntilCleared(@org.junit.jupiter.api.io.TempDir Path stateDir) throws Exception {
+        Files.writeString(stateDir.resolve("check.klog.json"), "{ broken");
+        dev.nhc.engine.state.StateStore store = new dev.nhc.engine.state.StateStore(stateDir);
+        StateSection s = store.section("check.klog");
+        log("[1.0] nothing to see\n");
+        Finding f = finding(probe.probe(ctx(s, Map.of())), "state").orElseThrow();
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertTrue(f.message().startsWith("state unreadable: could not read check.klog.json (1:"), f.message());
+        assertTrue(finding(probe.probe(ctx(s, Map.of("latch", false))), "state").isEmpty(), "a check that does not latch has nothing to forget");
+        probe.clear(s);
+        assertTrue(probe.probe(ctx(s, Map.of())).findings().isEmpty());
+    }
 }

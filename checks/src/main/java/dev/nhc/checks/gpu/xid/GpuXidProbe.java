@@ -151,6 +151,10 @@ public final class GpuXidProbe implements Probe {
         }
         out.observe(log.build());
         byEntity.forEach((entity, items) -> out.finding(finding(ctx.checkName(), entity, items)));
+        if (state.lostBecause() != null) {
+            out.finding(Finding.of("state", Severity.UNKNOWN, "state unreadable: " + state.lostBecause()
+                    + "; latched faults may be forgotten ('nhc clear " + ctx.checkName() + "' once the GPUs are known good)"));
+        }
         if (readError != null) {
             out.finding(Finding.of("kernel log", Severity.UNKNOWN, readError));
         } else if (stats.skippedLines() > 0) {

@@ -221,6 +221,35 @@ class GpuXidProbeTest {
     }
 
     @Test
+    void aLatchOutlivesAnEmptiedStateFileAndWithNoGenerationLeftTheCheckIsUnknownNeverAPass(@TempDir Path stateDir) throws Exception {
+        Path kern = log("[5.0] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus\n");
+        StateStore first = new StateStore(stateDir);
+        assertEquals(Severity.FAIL, worst(probe.probe(ctx(first.section("check.xid"), Map.of()))));
+        first.flush();
+        Files.writeString(kern, "[9.0] usb 1-1: new device\n"); // rotated: the XID line is gone
+        Files.write(stateDir.resolve("check.xid.json"), new byte[0]);
+        StateStore second = new StateStore(stateDir);
+        ProbeResult r = probe.probe(ctx(second.section("check.xid"), Map.of()));
+        assertEquals(Severity.FAIL, finding(r, "GPU at PCI 0000:3b:00.0").orElseThrow().severity(), "latched in the previous generation");
+        second.flush();
+
+        Files.write(stateDir.resolve("check.xid.json"), new byte[0]);
+        Files.write(stateDir.resolve("check.xid.json.prev"), new byte[0]);
+        for (int run = 0; run < 2; run++) {
+            StateStore lost = new StateStore(stateDir);
+            ProbeResult unknown = probe.probe(ctx(lost.section("check.xid"), Map.of()));
+            lost.flush();
+            assertEquals(Severity.UNKNOWN, worst(unknown), "run " + run + ": " + unknown.findings());
+            Finding f = finding(unknown, "state").orElseThrow();
+            assertEquals("state unreadable: could not read check.xid.json (is empty) or check.xid.json.prev (is empty); "
+                    + "latched faults may be forgotten ('nhc clear xid' once the GPUs are known good)", f.message());
+        }
+        StateStore cleared = new StateStore(stateDir);
+        probe.clear(cleared.section("check.xid"));
+        assertEquals(Severity.PASS, worst(probe.probe(ctx(cleared.section("check.xid"), Map.of()))), "after nhc clear");
+    }
+
+    @Test
     void garbledLinesAreCountedAndTheirXidsStillSeen() throws Exception {
         log("[1.0] fine\n\u0001\u0002garbled\u0003 NVRM: Xid (PCI:0000:3b:00): 48, dbe\n?? 12:00 junk\n");
         ProbeResult r = probe.probe(ctx(StateSection.detached("s"), Map.of()));

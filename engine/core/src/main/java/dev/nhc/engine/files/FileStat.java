@@ -73,7 +73,7 @@ public record FileStat(int mode, int uid, long dev, long ino, long size) {
     }
 
     /** "writable by every user (mode 777)" or "writable by its group (mode 775)". */
-    String whoElseCanWrite() {
+    public String whoElseCanWrite() {
         return "writable by " + ((mode & 0002) != 0 ? "every user" : "its group") + " (mode " + Integer.toOctalString(mode & 07777) + ")";
     }
 }

@@ -44,7 +44,7 @@ public final class AppendOnlyFile {
         FileChannel ch = FileChannel.open(target, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS), OWNER_ONLY);
         try {
-            FileStat st = FileStat.stat(Path.of("/proc/self/fd/" + FileDescriptors.numberOf(ch)));
+            FileStat st = FileStat.stat(Path.of("/proc/self/fd/" + FileDescriptors.numberOf(ch, target)));
             if (!st.isRegular()) {
                 throw new UntrustedPathException(target + " is " + st.kind() + ", not a regular file");
             }

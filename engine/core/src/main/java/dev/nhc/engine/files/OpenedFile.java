@@ -68,7 +68,7 @@ public final class OpenedFile implements Closeable {
         }
         FileChannel ch = FileChannel.open(r.real(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
         try {
-            int fd = FileDescriptors.numberOf(ch);
+            int fd = FileDescriptors.numberOf(ch, r.real());
             FileStat st = FileStat.stat(Path.of("/proc/self/fd/" + fd));
             if (!st.sameFile(r.stat()) || !st.isRegular()) {
                 throw new UntrustedPathException(r.real() + " was replaced while nhc opened it");

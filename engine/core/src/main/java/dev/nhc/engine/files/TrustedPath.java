@@ -6,7 +6,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.Collection;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Resolves a path the way the kernel will, one component at a time from {@code /}, looking at every
@@ -39,7 +42,7 @@ public final class TrustedPath {
      * or the file itself could be changed by someone other than root.
      */
     public static Resolved resolve(Path path, boolean rootOnly) throws IOException {
-        Resolved r = walk(path, rootOnly);
+        Resolved r = walk(path, rootOnly, null);
         if (!r.exists()) {
             throw new NoSuchFileException(path.toString());
         }
@@ -51,7 +54,26 @@ public final class TrustedPath {
      * rule) only root could create it: a program given such a path may create or read it later.
      */
     public static Resolved resolveMaybeMissing(Path path, boolean rootOnly) throws IOException {
-        return walk(path, rootOnly);
+        return walk(path, rootOnly, null);
+    }
+
+    /**
+     * Checks, under the root-only rule, that each of {@code paths} (absolute) leads only through
+     * what root alone can change, whether or not it exists ({@link #resolveMaybeMissing}). A path
+     * no program could open (a component that is a file, a loop of links) is passed over. The
+     * directories the paths share are looked at once.
+     */
+    public static void checkAll(Collection<Path> paths) throws IOException {
+        Map<Path, FileStat> seen = new HashMap<>();
+        for (Path p : paths) {
+            try {
+                walk(p, true, seen);
+            } catch (UntrustedPathException e) {
+                throw e;
+            } catch (FileSystemException e) {
+                // nothing there that a program could open either
+            }
+        }
     }
 
     /** The root-only rule for the file at the end of a path (or an open descriptor's fstat): root's, and writable by no one else. */
@@ -75,14 +97,26 @@ public final class TrustedPath {
         }
     }
 
-    private static Resolved walk(Path path, boolean rootOnly) throws IOException {
+    private static FileStat lstat(Path p, Map<Path, FileStat> seen) throws IOException {
+        if (seen == null) {
+            return FileStat.lstat(p);
+        }
+        FileStat st = seen.get(p);
+        if (st == null) {
+            st = FileStat.lstat(p);
+            seen.put(p, st);
+        }
+        return st;
+    }
+
+    private static Resolved walk(Path path, boolean rootOnly, Map<Path, FileStat> seen) throws IOException {
         if (!path.isAbsolute()) {
             throw new IllegalArgumentException("not an absolute path: " + path);
         }
         Deque<String> todo = new ArrayDeque<>();
         push(todo, path);
         Path dir = ROOT;
-        FileStat dirStat = FileStat.lstat(ROOT);
+        FileStat dirStat = lstat(ROOT, seen);
         if (rootOnly) {
             checkDirectory(ROOT, dirStat);
         }
@@ -96,14 +130,14 @@ public final class TrustedPath {
                 // dir is always a real path reached from /, so its parent was looked at on the way down.
                 if (dir.getParent() != null) {
                     dir = dir.getParent();
-                    dirStat = FileStat.lstat(dir);
+                    dirStat = lstat(dir, seen);
                 }
                 continue;
             }
             Path next = dir.resolve(name);
             FileStat st;
             try {
-                st = FileStat.lstat(next);
+                st = lstat(next, seen);
             } catch (NoSuchFileException e) {
                 if (rootOnly && dirStat.writableByOthers()) {
                     throw new UntrustedPathException(next + " does not exist, and directory " + dir + " is "
@@ -126,7 +160,7 @@ public final class TrustedPath {
                 push(todo, target);
                 if (target.isAbsolute()) {
                     dir = ROOT;
-                    dirStat = FileStat.lstat(ROOT);
+                    dirStat = lstat(ROOT, seen);
                 }
                 continue;
             }
@@ -138,8 +172,10 @@ public final class TrustedPath {
                 dirStat = st;
                 continue;
             }
-            if (todo.stream().anyMatch(n -> !n.isEmpty() && !n.equals("."))) {
-                throw new NotDirectoryException(next.toString());
+            for (String rest : todo) {
+                if (!rest.isEmpty() && !rest.equals(".")) {
+                    throw new NotDirectoryException(next.toString());
+                }
             }
             if (rootOnly) {
                 checkFile(next, st);

@@ -5,12 +5,17 @@ import dev.nhc.engine.files.TrustedPath;
 import dev.nhc.engine.files.UntrustedPathException;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -39,6 +44,7 @@ public final class TrustedCommand implements AutoCloseable {
     private static final int MAX_INTERPRETERS = 4;
     private static final int SHEBANG_MAX = 256;
 
+    /** Null only when not running as root and the program may be run but not read. */
     private final OpenedFile program;
     private final List<String> argv;
 
@@ -71,16 +77,26 @@ public final class TrustedCommand implements AutoCloseable {
             opened = OpenedFile.open(exe, rootOnly);
         } catch (NoSuchFileException | OpenedFile.NotRegularFileException e) {
             throw new NotFoundException("not found or not executable");
+        } catch (java.nio.file.AccessDeniedException e) {
+            if (rootOnly || !Files.isExecutable(exe)) {
+                throw e;
+            }
+            // Not root, a program one may run but not read (mode 711): run it by its path, as any shell would.
+            List<String> argv = new ArrayList<>(command);
+            argv.set(0, exe.toString());
+            return new TrustedCommand(null, List.copyOf(argv));
         }
         try {
             if (!opened.stat().executable()) {
                 throw new NotFoundException("not found or not executable");
             }
             if (rootOnly) {
-                checkInterpreter(opened, 1);
+                List<Path> paths = new ArrayList<>();
+                checkInterpreter(opened.path(), opened.head(SHEBANG_MAX), 1, paths);
                 for (String arg : command.subList(1, command.size())) {
-                    checkArgument(arg);
+                    paths.addAll(pathsIn(arg));
                 }
+                TrustedPath.checkAll(paths);
             }
             List<String> argv = new ArrayList<>(command);
             argv.set(0, opened.execPath());
@@ -96,10 +112,6 @@ public final class TrustedCommand implements AutoCloseable {
         return argv;
     }
 
-    /** Where the program was found (its real path). */
-    public Path program() {
-        return program.path();
-    }
 
     /** A runner for {@link #argv()} with the clean environment, stdin from /dev/null and / as working directory. */
     public ProcessRunner runner() {
@@ -108,7 +120,9 @@ public final class TrustedCommand implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        program.close();
+        if (program != null) {
+            program.close();
+        }
     }
 
     private static Path locate(String command) throws NotFoundException {
@@ -128,9 +142,12 @@ public final class TrustedCommand implements AutoCloseable {
         throw new NotFoundException("not found or not executable on " + ProcessRunner.SYSTEM_PATH);
     }
 
-    /** The interpreter a #! line names is run as root with the script: it gets the same rules, and so does its argument. */
-    private static void checkInterpreter(OpenedFile file, int depth) throws IOException {
-        byte[] head = file.head(SHEBANG_MAX);
+    /**
+     * The interpreter a #! line names is run as root with the script: it gets the same rules
+     * (its path is checked now, and may itself start with #!), and its argument goes with the
+     * others into {@code paths}.
+     */
+    private static void checkInterpreter(Path file, byte[] head, int depth, List<Path> paths) throws IOException {
         if (head.length < 2 || head[0] != '#' || head[1] != '!') {
             return;
         }
@@ -142,23 +159,33 @@ public final class TrustedCommand implements AutoCloseable {
         int space = indexOfBlank(line);
         String interpreter = space < 0 ? line : line.substring(0, space);
         String arg = space < 0 ? "" : line.substring(space).strip();
-        if (interpreter.isEmpty()) {
+        Path p = interpreter.isEmpty() ? null : path(interpreter);
+        if (p == null) {
             return; // the kernel refuses to run it
         }
         if (depth > MAX_INTERPRETERS) {
-            throw new UntrustedPathException(file.path() + " starts a chain of more than " + MAX_INTERPRETERS + " #! interpreters");
+            throw new UntrustedPathException(file + " starts a chain of more than " + MAX_INTERPRETERS + " #! interpreters");
         }
-        Path p = path(interpreter);
-        if (p == null) {
-            return;
-        }
-        try (OpenedFile next = OpenedFile.open(Path.of("/").resolve(p), true)) {
-            checkInterpreter(next, depth + 1);
-        } catch (NoSuchFileException | OpenedFile.NotRegularFileException e) {
+        TrustedPath.Resolved r;
+        try {
+            r = TrustedPath.resolve(Path.of("/").resolve(p), true);
+        } catch (NoSuchFileException | java.nio.file.NotDirectoryException e) {
             return; // the kernel will refuse to start it: nothing runs
         }
-        if (!arg.isEmpty()) {
-            checkArgument(arg);
+        if (r.stat().isRegular()) {
+            // The path cannot change under us now (checked above), so reading it again is reading the same file.
+            checkInterpreter(r.real(), head(r.real()), depth + 1, paths);
+        }
+        paths.addAll(pathsIn(arg));
+    }
+
+    private static byte[] head(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            ByteBuffer buf = ByteBuffer.allocate(SHEBANG_MAX);
+            while (buf.hasRemaining() && ch.read(buf) > 0) {
+                // up to the first SHEBANG_MAX bytes
+            }
+            return Arrays.copyOf(buf.array(), buf.position());
         }
     }
 
@@ -169,17 +196,6 @@ public final class TrustedCommand implements AutoCloseable {
             }
         }
         return -1;
-    }
-
-    /** Every path an argument can name must lead through what only root can change. */
-    static void checkArgument(String arg) throws IOException {
-        for (Path p : pathsIn(arg)) {
-            try {
-                TrustedPath.resolveMaybeMissing(p, true);
-            } catch (java.nio.file.FileSystemException e) {
-                // "a/b" where a is a file, a loop of links: no program can open it either
-            }
-        }
     }
 
     /**

@@ -123,6 +123,7 @@ class StateSafetyIT {
         assertTrue(r.out().contains("locked /run/nhc/state") || r.out().contains("running without the run lock"), r.out());
         assertTrue(r.out().contains("cannot create " + state.resolve("nhc.lock") + ": No space left on device"), r.out());
         assertTrue(r.out().contains("could not save state"), r.out());
+        Files.deleteIfExists(Path.of("/run/nhc/state" + state.toString().replace('/', '_') + ".lock"));
     }
 
     @Test

@@ -25,8 +25,10 @@ import java.util.List;
  *   <li>the program is an absolute path, or a bare name found in {@link ProcessRunner#SYSTEM_PATH}
  *       (never the caller's PATH, never /usr/local);</li>
  *   <li>it is opened, checked on the open descriptor and executed through it
- *       ({@code /proc/PID/fd/N}), so the file checked is the file run; a script's {@code $0} is
- *       therefore that path;</li>
+ *       ({@code /proc/PID/fd/N}), so the file checked is the file run. Its argv[0], and a script's
+ *       {@code $0}, is therefore that path: a program that finds itself through argv[0] (a
+ *       multi-call binary, a virtualenv's python) is run through a #! script instead, whose
+ *       interpreter the kernel starts by its own path;</li>
  *   <li>it runs with a clean environment (PATH set to the system directories), stdin from
  *       /dev/null and / as working directory ({@link #runner()});</li>
  *   <li>as root, the program, every directory and link on its path, the interpreter its
@@ -75,7 +77,7 @@ public final class TrustedCommand implements AutoCloseable {
         OpenedFile opened;
         try {
             opened = OpenedFile.open(exe, rootOnly);
-        } catch (NoSuchFileException | OpenedFile.NotRegularFileException e) {
+        } catch (NoSuchFileException | java.nio.file.NotDirectoryException | OpenedFile.NotRegularFileException e) {
             throw new NotFoundException("not found or not executable");
         } catch (java.nio.file.AccessDeniedException e) {
             if (rootOnly || !Files.isExecutable(exe)) {
@@ -111,7 +113,6 @@ public final class TrustedCommand implements AutoCloseable {
     public List<String> argv() {
         return argv;
     }
-
 
     /** A runner for {@link #argv()} with the clean environment, stdin from /dev/null and / as working directory. */
     public ProcessRunner runner() {

@@ -67,6 +67,9 @@ final class ClearCommand implements Callable<Integer> {
                 }
                 state.flush();
             }
+        } catch (dev.nhc.engine.files.UntrustedPathException e) {
+            System.err.println("nhc: " + dev.nhc.engine.state.StateDirectory.refusal(dir, e));
+            return ExitCodes.INTERNAL;
         } catch (IOException e) {
             System.err.println("nhc: cannot change state in " + dir + ": " + e.getMessage());
             return ExitCodes.INTERNAL;

@@ -10,6 +10,8 @@ import dev.nhc.engine.report.TextReport;
 import dev.nhc.engine.run.RunLock;
 import dev.nhc.engine.run.RunRequest;
 import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.files.UntrustedPathException;
+import dev.nhc.engine.state.StateDirectory;
 import dev.nhc.engine.state.StateStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -95,6 +97,9 @@ final class RunCommand implements Callable<Integer> {
         Optional<RunLock> lock;
         try {
             lock = RunLock.tryAcquire(dir, holder);
+        } catch (UntrustedPathException e) {
+            System.err.println("nhc: " + StateDirectory.refusal(dir, e) + "; nothing was done");
+            return ExitCodes.INTERNAL;
         } catch (IOException e) {
             System.err.println("nhc: cannot use state directory " + dir + ": " + e.getMessage() + " (set settings.state_dir); nothing was done");
             return ExitCodes.INTERNAL;
@@ -114,7 +119,10 @@ final class RunCommand implements Callable<Integer> {
             PlanExecutor executor = new PlanExecutor(Clock.systemUTC());
             RunRequest req = RunRequest.of(plan, node, state).withOnly(new LinkedHashSet<>(only));
             Verdict verdict = executor.run(req);
-            List<String> notes = new ArrayList<>(state.warnings());
+            List<String> notes = new ArrayList<>();
+            if (held.note() != null) {
+                notes.add(held.note());
+            }
             boolean forcedFailure = false;
             if (action.isPresent()) {
                 Instant deadline = verdict.started().plus(plan.settings().deadline());
@@ -122,10 +130,16 @@ final class RunCommand implements Callable<Integer> {
                 notes.addAll(outcome.lines());
                 forcedFailure = outcome.forceFailure();
             }
+            String unsaved = null;
             try {
                 state.flush();
             } catch (IOException e) {
-                notes.add("could not save state in " + dir + ": " + e.getMessage());
+                // The verdict stands: a full or read-only disk must not keep nhc from judging the node.
+                unsaved = "could not save state: " + e.getMessage();
+            }
+            notes.addAll(state.warnings());
+            if (unsaved != null) {
+                notes.add(unsaved);
             }
             if (json) {
                 System.out.println(JsonReport.render(verdict, notes));

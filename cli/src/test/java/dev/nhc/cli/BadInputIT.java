@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -80,6 +81,55 @@ class BadInputIT {
         NhcProcess.Result huge = NhcProcess.run(dir, Map.of(), "run", "-c", big.toString());
         assertEquals(2, huge.exit());
         assertTrue(huge.err().contains("10485760 bytes"), huge.err());
+    }
+
+    @Test
+    void aValueThatContainsItselfIsAConfigErrorNotAStackOverflow() throws Exception {
+        NhcProcess.Result r = run(cfg("  - { name: a, use: test.wait }\n").replace("settings: {", "settings: &s { loop: *s,"));
+        assertInvalid(r, ":2:11: alias *s is used inside its own anchor &s");
+    }
+
+    @Test
+    void aBillionLaughsIsAConfigErrorWithinTimeAndMemory() throws Exception {
+        StringBuilder y = new StringBuilder(cfg("  - { name: a, use: test.wait, with: { value: 1 } }\n")).append("l0: &l0 [x, x]\n");
+        for (int i = 1; i <= 40; i++) {
+            y.append("l").append(i).append(": &l").append(i).append(" [*l").append(i - 1).append(", *l").append(i - 1).append("]\n");
+        }
+        NhcProcess.Result r = run(y.toString());
+        assertInvalid(r, ":");
+        assertTrue(r.err().contains("expands to more than 100000 values through its aliases"), r.err());
+    }
+
+    @Test
+    void aConfigWithManyAliasesLoads() throws Exception {
+        StringBuilder y = new StringBuilder(cfg("  - { name: a0, use: test.wait, on: &h [\"*\"] }\n"));
+        for (int i = 1; i <= 60; i++) {
+            y.append("  - { name: a").append(i).append(", use: test.wait, on: *h }\n");
+        }
+        Path f = dir.resolve("nhc.yaml");
+        Files.writeString(f, y.toString());
+        NhcProcess.Result r = NhcProcess.run(dir, NhcProcess.withTestProbes(), "check-config", "-c", f.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("valid, 61 checks"), r.out());
+    }
+
+    @Test
+    void onlyRegularFilesAreReadAsConfigs() throws Exception {
+        Path fifo = dir.resolve("fifo.yaml");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Path zero = Files.createSymbolicLink(dir.resolve("zero.yaml"), Path.of("/dev/zero"));
+        NhcProcess.Result f = NhcProcess.run(dir, Map.of(), "run", "-c", fifo.toString());
+        assertEquals(2, f.exit(), f.err());
+        assertTrue(f.err().contains(fifo + ": is a FIFO, not a regular file"), f.err());
+        NhcProcess.Result z = NhcProcess.run(dir, Map.of(), "run", "-c", zero.toString());
+        assertEquals(2, z.exit(), z.err());
+        assertTrue(z.err().contains(zero + ": is a character device (/dev/zero), not a regular file"), z.err());
+        NhcProcess.Result d = NhcProcess.run(dir, Map.of(), "check-config", "-c", dir.toString());
+        assertEquals(2, d.exit(), d.err());
+        assertTrue(d.err().contains(dir + ": is a directory, not a config file"), d.err());
+        for (NhcProcess.Result r : List.of(f, z, d)) {
+            assertFalse(r.err().contains("\tat ") || r.err().contains("Error"), "no stack trace: " + r.err());
+        }
     }
 
     @Test

@@ -2,7 +2,9 @@ package dev.nhc.scripts;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.process.TrustedCommand;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
@@ -15,10 +17,9 @@ import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -148,24 +149,6 @@ public final class ScriptProbe implements Probe {
         if (command.isEmpty() || command.get(0).isBlank()) {
             return unknown("script: 'command' is empty");
         }
-        Path exe = Executables.resolve(command.get(0));
-        if (exe == null) {
-            return unknown("script " + command.get(0) + " not found or not executable"
-                    + (command.get(0).contains("/") ? "" : " on " + ProcessRunner.SYSTEM_PATH));
-        }
-        List<String> argv = new ArrayList<>(command);
-        argv.set(0, exe.toString());
-        if (runningAsRoot.getAsBoolean()) {
-            String why;
-            try {
-                why = Executables.unsafeForRoot(exe, argv);
-            } catch (IOException e) {
-                why = "cannot check who owns it: " + e.getMessage();
-            }
-            if (why != null) {
-                return unknown("refusing to run " + command.get(0) + " as root: " + why);
-            }
-        }
         Map<String, String> env = new LinkedHashMap<>();
         Map<String, Object> configured = ENV.get(ctx.params());
         for (Map.Entry<String, Object> e : (configured == null ? Map.<String, Object>of() : configured).entrySet()) {
@@ -182,11 +165,16 @@ public final class ScriptProbe implements Probe {
         }
         long cap = Math.min(MAX_OUTPUT.get(ctx.params()), MAX_OUTPUT_LIMIT);
         ProcessRunner.Result o;
-        try {
-            o = ProcessRunner.of(argv).minimalEnvironment(ProcessRunner.SYSTEM_PATH).env(env).directory(Path.of("/"))
-                    .timeout(timeout).outputCap((int) cap).run();
+        try (TrustedCommand cmd = TrustedCommand.prepare(command, runningAsRoot.getAsBoolean())) {
+            o = cmd.runner().env(env).timeout(timeout).outputCap((int) cap).run();
+        } catch (TrustedCommand.NotFoundException e) {
+            return unknown("script " + command.get(0) + " " + e.getMessage());
+        } catch (UntrustedPathException e) {
+            return unknown("refusing to run " + command.get(0) + " as root: " + e.getMessage());
         } catch (ProcessRunner.StartFailure e) {
-            return unknown("script " + e.getMessage());
+            return unknown("script cannot run " + command.get(0) + ": " + e.reason());
+        } catch (IOException e) {
+            return unknown("refusing to run " + command.get(0) + ": cannot check who can change it: " + e.getMessage());
         }
         return observe(command.get(0), o, timeout);
     }

@@ -272,8 +272,10 @@ class ScriptProbeTest {
             Files.setAttribute(s, "unix:uid", 65534);
         }
         // as root: the real check against a nobody-owned file; otherwise the current user's own file, with nhc told it is root
-        String uid = root ? "65534" : Files.getAttribute(s, "unix:uid").toString();
-        assertEquals("refusing to run " + s + " as root: " + s.toRealPath() + " is owned by uid " + uid + ", not root", refusal("[" + s + "]"));
+        // not root, the first thing on the way that is not root's is the test's own temp directory
+        String why = root ? s.toRealPath() + " is owned by uid 65534, not root"
+                : "directory " + tmp.toRealPath() + " is owned by uid " + Files.getAttribute(tmp, "unix:uid") + ", not root";
+        assertEquals("refusing to run " + s + " as root: " + why, refusal("[" + s + "]"));
         assertTrue(Files.notExists(marker), "the refused script must not have run");
     }
 
@@ -284,7 +286,26 @@ class ScriptProbeTest {
             Files.setAttribute(s, "unix:uid", 65534);
         }
         String why = refusal("[/bin/sh, " + s + "]");
-        assertTrue(why.startsWith("refusing to run /bin/sh as root: " + s.toRealPath() + " is owned by uid"), why);
+        String expected = Ownership.runningAsRoot() ? s.toRealPath() + " is owned by uid 65534" : "directory " + tmp.toRealPath() + " is owned by uid";
+        assertTrue(why.startsWith("refusing to run /bin/sh as root: " + expected), why);
+    }
+
+    @Test
+    void asRootAScriptAWrapperOrInterpreterIsGivenAnywhereInItsArgumentsIsCheckedToo() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Ownership.runningAsRoot(), "only root can make a file another user owns (CI runs as root)");
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path marker = tmp.resolve("ran");
+        Path userDir = Files.createDirectories(tmp.resolve("x"));
+        Path s = script("x/s.sh", "touch " + marker);
+        Files.setPosixFilePermissions(s, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path prog = Files.writeString(userDir.resolve("prog.awk"), "BEGIN { system(\"touch " + marker + "\") }\n");
+        Files.setAttribute(userDir, "unix:uid", 65534);
+        for (String command : List.of("[/usr/bin/env, bash, " + s + "]", "[awk, -f, " + prog + "]")) {
+            String program = command.substring(1, command.indexOf(','));
+            assertEquals("refusing to run " + program + " as root: directory " + userDir.toRealPath() + " is owned by uid 65534, not root",
+                    refusal(command));
+        }
+        assertTrue(Files.notExists(marker), "the payload never ran");
     }
 
     @Test

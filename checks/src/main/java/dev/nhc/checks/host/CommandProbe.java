@@ -1,6 +1,9 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.process.TrustedCommand;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
@@ -13,15 +16,20 @@ import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 
 /**
  * {@code command}: runs an argv (never through a shell) under a timeout, stdin closed, output
- * capped at 64 KiB (stdout and stderr interleaved, as an admin sees them), and observes its exit
+ * capped at 64 KiB (stdout and stderr interleaved, as an admin sees them), under the same rules as
+ * a {@code script} check ({@link TrustedCommand}: a bare name is looked up in the system
+ * directories only, a clean environment with LANG=C, and as root nothing others can change is run
+ * or given to the program), and observes its exit
  * code, first output line, whether the output matches {@code output}, and whether it had to be
  * killed. The default rules hold LBNL NHC's convention: a command that times out fails, one that
  * exits other than {@code exit_code} fails with its first output line as message, one whose output
@@ -66,6 +74,16 @@ public final class CommandProbe implements Probe {
             .rule(DefaultRule.fail(Map.of("output_matches", false), "output of {entity} does not match /{with.output}/ (no output)"))
             .build();
 
+    private final BooleanSupplier runningAsRoot;
+
+    public CommandProbe() {
+        this(Ownership::runningAsRoot);
+    }
+
+    CommandProbe(BooleanSupplier runningAsRoot) {
+        this.runningAsRoot = runningAsRoot;
+    }
+
     /** Conditions that must all hold, in the order nhc list shows them. */
     private static Map<String, Object> all(String field, Object condition, String field2, Object condition2) {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -90,10 +108,17 @@ public final class CommandProbe implements Probe {
             limit = timeout;
         }
         ProcessRunner.Result r;
-        try {
-            r = ProcessRunner.of(argv).mergeStderr().timeout(limit).run();
+        try (TrustedCommand cmd = TrustedCommand.prepare(argv, runningAsRoot.getAsBoolean())) {
+            r = cmd.runner().env(Map.of("LANG", "C")).mergeStderr().timeout(limit).run();
+        } catch (TrustedCommand.NotFoundException e) {
+            return ProbeResult.of(Observation.unreadable(entity, "cannot run " + String.join(" ", argv) + ": " + argv.get(0) + " " + e.getMessage()));
+        } catch (UntrustedPathException e) {
+            return ProbeResult.of(Observation.unreadable(entity, "refusing to run " + argv.get(0) + " as root: " + e.getMessage()));
         } catch (ProcessRunner.StartFailure e) {
             return ProbeResult.of(Observation.unreadable(entity, "cannot run " + String.join(" ", argv) + ": " + e.reason()));
+        } catch (IOException e) {
+            return ProbeResult.of(Observation.unreadable(entity, "refusing to run " + argv.get(0) + ": cannot check who can change it: "
+                    + e.getMessage()));
         }
         Observation.Builder o = Observation.of(entity)
                 .put("exit_code", (long) r.exitCode())

@@ -1,13 +1,19 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.engine.process.ProcessRunner;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
-/** Finds a tool such as systemctl: a path is taken as given, a bare name is looked up in the standard system directories (never the caller's PATH: slurmd runs nhc with almost no environment). */
+/**
+ * Finds a tool such as systemctl: a path is taken as given, a bare name is looked up in the system
+ * directories (never the caller's PATH: slurmd runs nhc with almost no environment; and never
+ * /usr/local, which is not always root's alone), the same ones a {@code command} check searches.
+ */
 public final class Executables {
-    private static final List<String> DIRS = List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin");
+    private static final List<String> DIRS = List.of(ProcessRunner.SYSTEM_PATH.split(":"));
 
     private Executables() {
     }

@@ -200,6 +200,10 @@ public final class KernelLogProbe implements Probe {
             } else if (bootId != null && storedBoot != null && !bootId.equals(storedBoot)) {
                 return l; // rebooted
             }
+            if (state.lostBecause() != null) {
+                // The state file and its previous generation could not be read: latches of this boot may be gone.
+                l.note("state unreadable: " + state.lostBecause());
+            }
             if (state.get(LOST) != null) {
                 l.note(state.get(LOST) instanceof String why && !why.isBlank() && why.length() <= 300 ? why
                         : "an earlier run could not read them back");

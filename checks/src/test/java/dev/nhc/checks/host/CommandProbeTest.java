@@ -11,7 +11,9 @@ import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -124,5 +126,28 @@ class CommandProbeTest {
         ConfigException timeout = assertThrows(ConfigException.class,
                 () -> p.plan("- { name: cmd, use: command, with: { command: [/bin/true], timeout: 0s } }"));
         assertTrue(timeout.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*'timeout'.*longer than 0.*"), timeout.getMessage());
+    }
+
+    @Test
+    void theCommandRunsInACleanEnvironmentFromSlashWithTheSystemPath() throws Exception {
+        Finding f = judge("{ command: [/bin/sh, -c, \"echo \\\"$PATH|$LANG|$HOME|$(pwd)\\\"; exit 1\"] }");
+        assertEquals("/usr/sbin:/usr/bin:/sbin:/bin|C||/", f.message(), "nothing of nhc's own environment");
+    }
+
+    @Test
+    void asRootAScriptAWrapperRunsIsCheckedLikeAScriptChecksProgram() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.nhc.engine.config.Ownership.runningAsRoot(),
+                "only root can make a file another user owns (CI runs as root)");
+        Path dir = root.toRealPath();
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path marker = dir.resolve("ran");
+        Path userDir = Files.createDirectories(dir.resolve("x"));
+        Path s = Files.writeString(userDir.resolve("s.sh"), "touch " + marker + "\n");
+        Files.setPosixFilePermissions(s, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setAttribute(userDir, "unix:uid", 65534);
+        Observation o = observe("{ command: [/usr/bin/env, bash, " + s + "] }");
+        assertTrue(Files.notExists(marker), "the payload never ran");
+        assertTrue(!o.readable(), "a refused command cannot decide: " + o);
+        assertEquals("refusing to run /usr/bin/env as root: directory " + userDir + " is owned by uid 65534, not root", o.problem());
     }
 }

@@ -178,7 +178,7 @@ class DiskUsageProbeTest {
     void aRelativeOrMissingMountPointIsAConfigError() {
         Pipeline p = new Pipeline(root, new DiskUsageProbe());
         String check = "- { name: scratch, use: disk.usage, with: { mount: scratch } }";
-        assertEquals("'mount' in check 'scratch' (disk.usage) with:: 'scratch' must be an absolute path such as /scratch",
+        assertEquals("'mount' in check 'scratch' (disk.usage) with: 'scratch' must be an absolute path such as /scratch",
                 ConfigErrors.at(p, check, "scratch }"));
         String none = "- { name: scratch, use: disk.usage, with: { } }";
         assertTrue(ConfigErrors.at(p, none, "{ }").contains("needs 'mount'"));

@@ -183,6 +183,17 @@ class KernelLogProbeTest {
     }
 
     @Test
+    void withItsStateFilesLostALatchingCheckIsUnknown() throws Exception {
+        log("[1.0] nothing to see\n");
+        Path state = root.resolve("var/lib/nhc/check.klog.json");
+        Files.createDirectories(state.getParent());
+        Files.writeString(state, "{ broken");
+        Finding f = finding(run(), "kernel log").orElseThrow();
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertTrue(f.message().contains("state unreadable: could not read check.klog.json (1:"), f.message());
+    }
+
+    @Test
     void aLatchThatCannotBeReadBackIsUnknown() throws Exception {
         log("[1.0] Buffer I/O error on dev sdb\n");
         run();

@@ -8,6 +8,9 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.spi.ContextAwareBase;
 
+import dev.nhc.engine.config.Ownership;
+
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -25,9 +28,23 @@ public final class NhcLogbackConfigurator extends ContextAwareBase implements Co
         return System.getProperty("logback.configurationFile") != null;
     }
 
+    /** A logback.xml can name classes to load: as root, only one that only root can change is used. */
+    private static boolean trusted(Path file) {
+        String why;
+        try {
+            why = Ownership.runningAsRoot() ? Ownership.unsafeForRoot(file) : null;
+        } catch (IOException e) {
+            why = "cannot check who can change it: " + e.getMessage();
+        }
+        if (why != null) {
+            System.err.println("nhc: ignoring " + file + ": " + why + "; running as root, nhc only reads files that only root can change");
+        }
+        return why == null;
+    }
+
     @Override
     public ExecutionStatus configure(LoggerContext ctx) {
-        if (!overridden() && Files.isRegularFile(SITE_CONFIG)) {
+        if (!overridden() && Files.isRegularFile(SITE_CONFIG) && trusted(SITE_CONFIG)) {
             System.setProperty("logback.configurationFile", SITE_CONFIG.toString());
         }
         if (overridden()) {

@@ -26,4 +26,14 @@ public interface ProbeState {
     void clear();
 
     Map<String, Object> snapshot();
+
+    /**
+     * Why what this check remembered was lost (its state file and the generation before could not
+     * be read), or null when it was read fine. It stays set, run after run, until {@code nhc clear}
+     * forgets the check's state: a check that latches faults reports UNKNOWN meanwhile, since a
+     * fault it had latched may be forgotten.
+     */
+    default String lostBecause() {
+        return null;
+    }
 }

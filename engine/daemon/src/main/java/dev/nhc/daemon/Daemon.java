@@ -293,8 +293,9 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             ds = DaemonSettings.of(plan);
         } catch (ConfigException e) {
             return rejectReload(describe(e));
-        } catch (RuntimeException e) {
-            return rejectReload(String.valueOf(e.getMessage()));
+        } catch (RuntimeException | StackOverflowError e) {
+            // A loader bug must not kill the SIGHUP worker with a stack trace and leave the reload uncounted.
+            return rejectReload("nhc could not load it (" + e + ")");
         }
         synchronized (lock) {
             if (closed) {

@@ -259,6 +259,49 @@ class DaemonTest {
     }
 
     @Test
+    void aConfigThatWouldExhaustTheLoaderIsARejectedReloadWithItsPlaceAndNoStackTrace() throws Exception {
+        Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast }\n"));
+        Daemon d = start(file);
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("fast") >= 1);
+        Path fifo = dir.resolve("fifo.yaml");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Path zero = Files.createSymbolicLink(dir.resolve("zero.yaml"), Path.of("/dev/zero"));
+        Files.writeString(file, config("  - { name: fast, use: test.fast }\n").replace("settings:\n", "settings: &s\n  loop: *s\n"));
+        assertFalse(d.reload(), "a value that contains itself");
+        assertTrue(String.join("\n", d.status().problems()).contains("nhc.yaml:2:11: alias *s is used inside its own anchor &s"),
+                d.status().problems().toString());
+        for (Path bad : List.of(fifo, zero)) {
+            Files.delete(file);
+            Files.createSymbolicLink(file, bad);
+            assertFalse(org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10), d::reload), bad.toString());
+            assertTrue(String.join("\n", d.status().problems()).contains("not a regular file"), d.status().problems().toString());
+        }
+        assertEquals(3, d.status().reloads());
+        assertEquals(3, d.status().reloadFailures());
+        assertEquals("fast", d.plan().checks().get(0).name(), "the old config keeps running");
+        assertFalse(logBytes.toString(StandardCharsets.UTF_8).contains("\tat "), "no stack trace: " + logBytes);
+    }
+
+    @Test
+    void aLoaderThatThrowsSomethingUnexpectedIsARejectedReloadToo() throws Exception {
+        Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast }\n"));
+        AtomicInteger loads = new AtomicInteger();
+        Daemon d = new Daemon(() -> {
+            if (loads.incrementAndGet() > 1) {
+                throw new StackOverflowError();
+            }
+            return loader().load(file);
+        }, new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1", new PrintStream(logBytes, true, StandardCharsets.UTF_8),
+                Map.of(), List.of());
+        daemons.add(d);
+        d.start();
+        assertFalse(d.reload());
+        assertEquals(1, d.status().reloadFailures());
+        assertTrue(String.join("\n", d.status().problems()).contains("StackOverflowError"), d.status().problems().toString());
+        assertFalse(logBytes.toString(StandardCharsets.UTF_8).contains("\tat "), "no stack trace: " + logBytes);
+    }
+
+    @Test
     void aStateDirectoryThatCannotBeWrittenIsReportedWhileTheVerdictIsStillServed() throws Exception {
         Path state = dir.resolve("state");
         Daemon d = start(write("nhc.yaml", config("  - { name: fast, use: test.fast }\n")));

@@ -50,6 +50,10 @@ final class XidLatches {
         if (!sameBoot) {
             return l; // rebooted: the GPUs were reset with the node, and so is what was lost
         }
+        if (state.lostBecause() != null) {
+            // The state file and its previous generation could not be read: latches of this boot may be gone.
+            l.noteLost("state unreadable: " + state.lostBecause());
+        }
         if (state.get(LOST) instanceof String why && !why.isBlank()) {
             l.lost = clip(why, 300);
         } else if (state.get(LOST) != null) {

@@ -272,6 +272,27 @@ class GpuXidProbeTest {
     }
 
     @Test
+    void aLatchOutlivesAnEmptiedStateFileAndWithNoGenerationLeftTheCheckIsUnknownNeverAPass() throws Exception {
+        Path kern = log("[5.0] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus\n");
+        Path state = root.resolve("var/lib/nhc/check.xid.json");
+        assertEquals(Severity.FAIL, Pipeline.severity(run(), "xid"));
+        run(); // a second write keeps the first as the previous generation
+        Files.writeString(kern, "[9.0] usb 1-1: new device\n"); // rotated: the XID line is gone
+        Files.write(state, new byte[0]);
+        assertEquals(Severity.FAIL, gpu(run(), "0000:3b:00.0").severity(), "latched in the previous generation");
+
+        Files.write(state, new byte[0]);
+        Files.write(state.resolveSibling("check.xid.json.prev"), new byte[0]);
+        for (int i = 0; i < 2; i++) {
+            Verdict v = run();
+            assertEquals(Severity.UNKNOWN, Pipeline.severity(v, "xid"), "run " + i + ": " + Pipeline.findings(v, "xid"));
+            Finding f = finding(v, "kernel log").orElseThrow();
+            assertTrue(f.message().contains("state unreadable: could not read check.xid.json (is empty) or check.xid.json.prev (is empty)"),
+                    f.message());
+        }
+    }
+
+    @Test
     void garbledLinesAreCountedAndTheirXidsStillSeen() throws Exception {
         log("[1.0] fine\n\u0001\u0002garbled\u0003 NVRM: Xid (PCI:0000:3b:00): 48, dbe\n?? 12:00 junk\n");
         Verdict v = run();

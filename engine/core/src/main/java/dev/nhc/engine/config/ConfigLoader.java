@@ -1,5 +1,7 @@
 package dev.nhc.engine.config;
 
+import dev.nhc.engine.files.OpenedFile;
+import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.SlurmState;
 import dev.nhc.engine.plan.CompiledRules;
@@ -16,7 +18,6 @@ import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -77,27 +78,29 @@ public final class ConfigLoader {
         return this;
     }
 
+    /**
+     * Reads, validates and plans {@code file}. Only a regular file is read (a FIFO would wait for a
+     * writer, a link to /dev/zero would never end), at most {@link YamlReader#MAX_BYTES}, from the
+     * descriptor that was checked: as root, every directory and link up to it and the file itself
+     * must be root's and writable by no one else.
+     */
     public Plan load(Path file) throws ConfigException {
         String name = file.toString();
         Location whole = Location.of(name);
         String text;
-        try {
-            if (Files.isDirectory(file)) {
-                throw new ConfigException(whole, "is a directory, not a config file");
-            }
-            long size = Files.size(file);
-            if (size > YamlReader.MAX_BYTES) {
-                throw new ConfigException(whole, "is " + size + " bytes; a config may be at most " + YamlReader.MAX_BYTES
-                        + " bytes (is this the right file?)");
-            }
-            if (enforceOwnership) {
-                checkOwnership(file);
-            }
-            byte[] bytes = Files.readAllBytes(file);
+        try (OpenedFile f = OpenedFile.open(file, enforceOwnership && Ownership.runningAsRoot())) {
+            byte[] bytes = f.readAll(YamlReader.MAX_BYTES);
             text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
         } catch (NoSuchFileException e) {
             throw new ConfigException(whole, "no such file (give another with -c FILE)");
+        } catch (OpenedFile.NotRegularFileException e) {
+            throw new ConfigException(whole, e.getMessage().startsWith("is a directory") ? "is a directory, not a config file" : e.getMessage());
+        } catch (OpenedFile.TooLargeException e) {
+            throw new ConfigException(whole, "is " + e.size() + " bytes; a config may be at most " + YamlReader.MAX_BYTES
+                    + " bytes (is this the right file?)");
+        } catch (UntrustedPathException e) {
+            throw new ConfigException(whole, e.getMessage() + "; running as root, nhc only reads configs that only root can change");
         } catch (CharacterCodingException e) {
             throw new ConfigException(whole, "is not UTF-8 text");
         } catch (IOException e) {
@@ -326,21 +329,6 @@ public final class ConfigLoader {
         } catch (IllegalArgumentException e) {
             problems.add(c.get(key).location(), label + ": '" + key + "': " + e.getMessage());
             return null;
-        }
-    }
-
-    /**
-     * Running as root, a config that another user can change is a way to run commands as root:
-     * refuse it. The file must be owned by root and writable by nobody else, and so must its directory
-     * (unless that directory is sticky, like /tmp, where others cannot replace root's file).
-     */
-    private static void checkOwnership(Path file) throws ConfigException, IOException {
-        if (!Ownership.runningAsRoot()) {
-            return;
-        }
-        String why = Ownership.unsafeForRoot(file);
-        if (why != null) {
-            throw new ConfigException(Location.of(file.toString()), why + "; running as root, nhc only reads configs that only root can change");
         }
     }
 

@@ -1,11 +1,13 @@
 package dev.nhc.engine.config;
 
+import dev.nhc.engine.files.TrustedPath;
+import dev.nhc.engine.files.UntrustedPathException;
+
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 
-/** File ownership rules for things root executes or trusts (configs, scripts). */
+/** File ownership rules for things root executes or trusts (configs, scripts); the walk itself is {@link TrustedPath}. */
 public final class Ownership {
     private Ownership() {
     }
@@ -19,28 +21,17 @@ public final class Ownership {
         }
     }
 
-    /** Why root should not trust this file, or null when only root can change it. */
+    /**
+     * Why root should not trust this file, or null when only root can change it: the file, every
+     * directory from / down to it and every symbolic link on the way must be root's and writable by
+     * no one else (a sticky directory such as /tmp excepted).
+     */
     public static String unsafeForRoot(Path file) throws IOException {
-        Path real = file.toRealPath();
-        String why = unsafe(real, false);
-        if (why != null) {
-            return why;
+        try {
+            TrustedPath.resolve(file.toAbsolutePath(), true);
+            return null;
+        } catch (UntrustedPathException e) {
+            return e.getMessage();
         }
-        Path dir = real.getParent();
-        return dir == null ? null : unsafe(dir, true);
-    }
-
-    private static String unsafe(Path p, boolean isDir) throws IOException {
-        int uid = (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-        int mode = (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS);
-        String what = isDir ? "its directory " + p : p.toString();
-        if (uid != 0) {
-            return what + " is owned by uid " + uid + ", not root";
-        }
-        boolean sticky = (mode & 01000) != 0;
-        if ((mode & 0022) != 0 && !(isDir && sticky)) {
-            return what + " is writable by " + ((mode & 0002) != 0 ? "every user" : "its group") + " (mode " + Integer.toOctalString(mode & 07777) + ")";
-        }
-        return null;
     }
 }

@@ -17,14 +17,20 @@ import org.yaml.snakeyaml.resolver.Resolver;
 
 import java.io.StringReader;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads YAML text into {@link ConfigNode}s with positions. Only composes the node graph (never
- * constructs arbitrary objects), rejects duplicate keys, and bounds aliases and size so that a
- * hostile or broken file cannot exhaust memory.
+ * constructs arbitrary objects), rejects duplicate keys, and bounds size, nesting and what aliases
+ * expand to, so that a hostile or broken file is an error with its place rather than an exhausted
+ * heap or stack: an alias used inside its own anchor ({@code a: &a [*a]}) is refused where it is
+ * anchored, and a document whose aliases multiply (billion laughs) is refused once it expands to
+ * more than {@link #MAX_VALUES} values.
  *
  * <p>The parser and composer are used directly rather than through {@code Yaml}: a {@code Yaml}
  * builds a constructor and a representer that nhc never uses, and their class initialisation asks
@@ -33,6 +39,12 @@ import java.util.Map;
 public final class YamlReader {
     /** Configs are a few KB; anything near this is a mistake (a log pasted in, a binary). */
     public static final int MAX_BYTES = 1024 * 1024;
+    /** Values after aliases are expanded: a large config has a few thousand. */
+    public static final int MAX_VALUES = 100_000;
+    /** Nesting after aliases are expanded (an alias inside an alias inside ...). */
+    static final int MAX_DEPTH = 100;
+    /** Aliases of maps and lists: generous for configs that share a {@code with:} among many checks; MAX_VALUES bounds what they expand to. */
+    static final int MAX_ALIASES = 1000;
 
     private YamlReader() {
     }
@@ -45,7 +57,7 @@ public final class YamlReader {
     public static ConfigNode read(String fileName, String text, int maxBytes) throws ConfigException {
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
-        options.setMaxAliasesForCollections(50);
+        options.setMaxAliasesForCollections(MAX_ALIASES);
         options.setNestingDepthLimit(50);
         options.setCodePointLimit(maxBytes);
         options.setAllowRecursiveKeys(false);
@@ -67,7 +79,7 @@ public final class YamlReader {
             throw new ConfigException(new Location(fileName, 1, 1), "the file is empty; a config needs at least 'nhc: 1' and 'checks:'");
         }
         Problems problems = new Problems();
-        ConfigNode node = convert(fileName, root, problems);
+        ConfigNode node = new Converter(fileName, problems).convert(root, 0);
         problems.throwIfAny();
         return node;
     }
@@ -76,9 +88,56 @@ public final class YamlReader {
         return m == null ? Location.of(file) : new Location(file, m.getLine() + 1, m.getColumn() + 1);
     }
 
-    private static ConfigNode convert(String file, Node node, Problems problems) {
-        Location loc = at(file, node.getStartMark());
-        if (node instanceof MappingNode mapping) {
+    /**
+     * Turns the composed node graph into ConfigNodes. The graph shares a node wherever an alias
+     * points to it, and loops where an alias sits inside its own anchor: the nodes being converted
+     * are tracked to refuse a loop, and the values made are counted to refuse a graph that expands
+     * beyond any config.
+     */
+    private static final class Converter {
+        private final String file;
+        private final Problems problems;
+        private final Set<Node> open = Collections.newSetFromMap(new IdentityHashMap<>());
+        private int values;
+
+        Converter(String file, Problems problems) {
+            this.file = file;
+            this.problems = problems;
+        }
+
+        ConfigNode convert(Node node, int depth) throws ConfigException {
+            Location loc = at(file, node.getStartMark());
+            if (++values > MAX_VALUES) {
+                throw new ConfigException(loc, "the document expands to more than " + MAX_VALUES
+                        + " values through its aliases (*name); a config is far smaller (an alias bomb?)");
+            }
+            if (depth > MAX_DEPTH) {
+                throw new ConfigException(loc, "values are nested more than " + MAX_DEPTH + " levels deep (through aliases?)");
+            }
+            if (!open.add(node)) {
+                String anchor = node.getAnchor() == null ? "" : node.getAnchor();
+                throw new ConfigException(loc, "alias *" + anchor + " is used inside its own anchor &" + anchor
+                        + " (a value that contains itself)");
+            }
+            try {
+                if (node instanceof MappingNode mapping) {
+                    return map(mapping, loc, depth);
+                }
+                if (node instanceof SequenceNode seq) {
+                    List<ConfigNode> items = new ArrayList<>();
+                    for (Node n : seq.getValue()) {
+                        items.add(convert(n, depth + 1));
+                    }
+                    return ConfigNode.list(loc, items);
+                }
+                ScalarNode s = (ScalarNode) node;
+                return ConfigNode.scalar(loc, s.getValue(), resolve(s, loc, problems));
+            } finally {
+                open.remove(node);
+            }
+        }
+
+        private ConfigNode map(MappingNode mapping, Location loc, int depth) throws ConfigException {
             Map<String, ConfigNode> entries = new LinkedHashMap<>();
             Map<String, Location> keys = new LinkedHashMap<>();
             for (NodeTuple t : mapping.getValue()) {
@@ -94,19 +153,10 @@ public final class YamlReader {
                     continue;
                 }
                 keys.put(key, kl);
-                entries.put(key, convert(file, t.getValueNode(), problems));
+                entries.put(key, convert(t.getValueNode(), depth + 1));
             }
             return ConfigNode.map(loc, entries, keys);
         }
-        if (node instanceof SequenceNode seq) {
-            List<ConfigNode> items = new ArrayList<>();
-            for (Node n : seq.getValue()) {
-                items.add(convert(file, n, problems));
-            }
-            return ConfigNode.list(loc, items);
-        }
-        ScalarNode s = (ScalarNode) node;
-        return ConfigNode.scalar(loc, s.getValue(), resolve(s, loc, problems));
     }
 
     private static Object resolve(ScalarNode s, Location loc, Problems problems) {

@@ -2,7 +2,9 @@ package dev.nhc.engine.state;
 
 import dev.nhc.probe.ProbeState;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,9 +13,18 @@ import java.util.Map;
  * store is flushed at the end of a run.
  */
 public final class StateSection implements ProbeState {
+    /**
+     * Set when the section's files could not be read (the reason, a sentence), saved with it, and
+     * removed with everything else by {@code nhc clear}: until then a check that latches faults
+     * reports that it may have forgotten one.
+     */
+    public static final String LOST_KEY = "state_lost";
+
     private final String name;
     private final Map<String, Object> data;
     private boolean dirty;
+    /** Unreadable files of this section, moved aside when it is next written. */
+    private List<Path> damaged = List.of();
 
     StateSection(String name, Map<String, Object> data) {
         this.name = name;
@@ -71,6 +82,12 @@ public final class StateSection implements ProbeState {
     }
 
     @Override
+    public synchronized String lostBecause() {
+        Object v = data.get(LOST_KEY);
+        return v == null ? null : v.toString();
+    }
+
+    @Override
     public synchronized Map<String, Object> snapshot() {
         return new LinkedHashMap<>(data);
     }
@@ -81,5 +98,20 @@ public final class StateSection implements ProbeState {
 
     synchronized void clean() {
         dirty = false;
+    }
+
+    synchronized void markDirty() {
+        dirty = true;
+    }
+
+    synchronized List<Path> damaged() {
+        return damaged;
+    }
+
+    synchronized void damaged(List<Path> files) {
+        this.damaged = List.copyOf(files);
+        if (!files.isEmpty()) {
+            dirty = true; // written again soon, from the generation that could be read
+        }
     }
 }

@@ -16,6 +16,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -217,5 +218,51 @@ class ConfigLoaderTest {
         Files.setAttribute(f, "unix:uid", 65534);
         ConfigException owned = assertThrows(ConfigException.class, () -> strict.load(f));
         assertTrue(owned.getMessage().contains("owned by uid 65534"), owned.getMessage());
+    }
+
+    @Test
+    void aRecursiveAliasIsAConfigErrorAtItsAnchor() throws Exception {
+        ConfigException e = invalid("nhc: 1\nsettings: &s {x: *s}\nchecks:\n  - { name: y, use: disk.usage }\n");
+        assertProblem(e, 2, 11, "alias *s is used inside its own anchor &s");
+        ConfigException list = invalid("nhc: 1\nchecks: &c\n  - *c\n");
+        assertProblem(list, 2, 9, "alias *c is used inside its own anchor &c");
+    }
+
+    @Test
+    void aConfigWithSixtyAliasesLoads() throws Exception {
+        StringBuilder y = new StringBuilder("nhc: 1\nchecks:\n  - { name: c0, use: disk.usage, on: &h [\"n*\", \"gpu-[01-08]\"] }\n");
+        for (int i = 1; i <= 60; i++) {
+            y.append("  - { name: c").append(i).append(", use: disk.usage, on: *h }\n");
+        }
+        Config c = loader.load(write(y.toString())).config();
+        assertEquals(61, c.checks().size());
+        assertTrue(c.checks().get(60).on().matches("gpu-03"));
+        assertTrue(!c.checks().get(60).on().matches("login1"));
+    }
+
+    @Test
+    void aBillionLaughsWithinTheAliasLimitIsRefusedQuickly() throws Exception {
+        // Two aliases a level: few aliases, but 2^40 values once expanded.
+        StringBuilder y = new StringBuilder("nhc: 1\nl0: &l0 [x, x]\n");
+        for (int i = 1; i <= 40; i++) {
+            y.append("l").append(i).append(": &l").append(i).append(" [*l").append(i - 1).append(", *l").append(i - 1).append("]\n");
+        }
+        ConfigException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> invalid(y.toString()));
+        assertTrue(e.getMessage().contains("more than " + YamlReader.MAX_VALUES + " values"), e.getMessage());
+    }
+
+    @Test
+    void aFifoIsRefusedWithoutWaitingForAWriter() throws Exception {
+        Path fifo = dir.resolve("fifo.yaml");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        ConfigException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(ConfigException.class, () -> loader.load(fifo)));
+        assertTrue(e.getMessage().contains(fifo + ": is a FIFO, not a regular file"), e.getMessage());
+    }
+
+    @Test
+    void aLinkToDevZeroIsRefusedWithoutReadingIt() throws Exception {
+        Path link = Files.createSymbolicLink(dir.resolve("zero.yaml"), Path.of("/dev/zero"));
+        ConfigException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(ConfigException.class, () -> loader.load(link)));
+        assertTrue(e.getMessage().contains(link + ": is a character device (/dev/zero), not a regular file"), e.getMessage());
     }
 }

@@ -78,7 +78,7 @@ class StateStoreTest {
         Files.writeString(dir.resolve("check.x.json"), "{\n  \"a\" : 1,\n  \"a\" : 2\n}\n");
         StateStore s = new StateStore(dir);
         assertNull(s.section("check.x").get("a"));
-        assertTrue(s.warnings().get(0).contains("check.x.json was unreadable (3:"), s.warnings().get(0));
+        assertTrue(s.warnings().get(0).contains("could not read check.x.json (3:"), s.warnings().get(0));
         assertTrue(s.warnings().get(0).contains("Duplicate field 'a'"), s.warnings().get(0));
         Files.writeString(dir.resolve("check.y.yaml"), "a: 1\na: 2\n");
         s.section("check.y");
@@ -93,13 +93,13 @@ class StateStoreTest {
         Files.writeString(dir.resolve("d.json"), "{\"k\": [1, \n");
         StateStore s = new StateStore(dir);
         for (String n : List.of("a", "b", "c", "d")) {
-            assertTrue(s.section(n).snapshot().isEmpty(), n);
+            assertEquals(List.of(StateSection.LOST_KEY), List.copyOf(s.section(n).snapshot().keySet()), n);
         }
         assertEquals(4, s.warnings().size(), s.warnings().toString());
         assertTrue(s.warnings().get(0).contains("1:1: not a JSON object"), s.warnings().get(0));
         assertTrue(s.warnings().get(1).contains("1:10: text after the object"), s.warnings().get(1));
         assertTrue(s.warnings().get(2).contains("1:7: number too large"), s.warnings().get(2));
-        assertTrue(s.warnings().get(3).contains("d.json was unreadable (2:"), s.warnings().get(3));
+        assertTrue(s.warnings().get(3).contains("could not read d.json (2:"), s.warnings().get(3));
     }
 
     @Test
@@ -150,17 +150,18 @@ class StateStoreTest {
     }
 
     @Test
-    void aCorruptFileIsMovedAsideWithAWarning() throws Exception {
+    void aCorruptFileIsMovedAsideWithAWarningWhenTheSectionIsNextSaved() throws Exception {
         Files.writeString(dir.resolve("check.x.json"), "{ \"this is\": [not closed\n");
         StateStore s = new StateStore(dir);
         assertNull(s.section("check.x").get("anything"));
         assertEquals(1, s.warnings().size());
-        assertTrue(s.warnings().get(0).contains("moved aside"), s.warnings().get(0));
+        assertTrue(s.warnings().get(0).contains("could not read check.x.json (1:"), s.warnings().get(0));
+        s.section("check.x").put("fresh", true);
+        s.flush();
         try (var files = Files.list(dir)) {
             assertTrue(files.anyMatch(p -> p.getFileName().toString().startsWith("check.x.json.corrupt-")));
         }
-        s.section("check.x").put("fresh", true);
-        s.flush();
+        assertTrue(s.warnings().get(1).contains("moved the unreadable state file " + dir.resolve("check.x.json") + " aside"), s.warnings().toString());
         assertEquals(true, new StateStore(dir).section("check.x").get("fresh"));
     }
 
@@ -183,7 +184,7 @@ class StateStoreTest {
         s.flush();
         assertEquals(modified - 10_000, Files.getLastModifiedTime(dir.resolve("a.json")).toMillis(), "an unchanged section is not written");
         try (var files = Files.list(dir)) {
-            assertEquals(List.of("a.json"), files.map(p -> p.getFileName().toString()).toList());
+            assertEquals(List.of("a.json", "a.json.prev"), files.map(p -> p.getFileName().toString()).sorted().toList());
         }
     }
 
@@ -199,5 +200,93 @@ class StateStoreTest {
         Exception e = assertThrows(java.io.IOException.class, elsewhere::flush);
         assertTrue(e.getMessage().contains("sub"), e.getMessage());
         assertEquals(1L, new StateStore(dir).section("a").getLong("k", -1));
+    }
+
+    private static final List<Object> LATCH = List.of(Map.of("xid", 79L, "gpu", 3L));
+
+    private void latchAndSave() throws Exception {
+        StateStore s = new StateStore(dir);
+        s.section("check.xid").put("latched", LATCH);
+        s.flush();
+    }
+
+    @Test
+    void theFirstWriteKeepsTwoGenerationsAndEachLaterOneKeepsTheOneBefore() throws Exception {
+        latchAndSave();
+        assertEquals(Files.readString(dir.resolve("check.xid.json")), Files.readString(dir.resolve("check.xid.json.prev")),
+                "the first generation twice: one damaged file never loses it");
+        StateStore s = new StateStore(dir);
+        s.section("check.xid").put("cursor", 2L);
+        s.flush();
+        assertEquals(Map.of("latched", LATCH), StateFile.parse(Files.readString(dir.resolve("check.xid.json.prev"))));
+        assertEquals(Map.of("latched", LATCH, "cursor", 2L), StateFile.parse(Files.readString(dir.resolve("check.xid.json"))));
+    }
+
+    @Test
+    void anEmptiedFileIsCorruptAndTheLatchSurvivesFromThePreviousGeneration() throws Exception {
+        latchAndSave();
+        Files.write(dir.resolve("check.xid.json"), new byte[0]);
+        StateStore s = new StateStore(dir);
+        StateSection section = s.section("check.xid");
+        assertEquals(LATCH, section.get("latched"));
+        assertNull(section.lostBecause());
+        assertTrue(s.warnings().get(0).contains("check.xid.json (is empty) could not be read; using " + dir.resolve("check.xid.json.prev")),
+                s.warnings().toString());
+        s.flush();
+        assertEquals(LATCH, new StateStore(dir).section("check.xid").get("latched"), "healed: the current generation is whole again");
+        try (var files = Files.list(dir)) {
+            assertEquals(1, files.filter(p -> p.getFileName().toString().startsWith("check.xid.json.corrupt-")).count(), "the empty one kept aside");
+        }
+    }
+
+    @Test
+    void whenNoGenerationCanBeReadTheSectionIsLostAndSaysSoUntilCleared() throws Exception {
+        latchAndSave();
+        Files.write(dir.resolve("check.xid.json"), new byte[0]);
+        Files.writeString(dir.resolve("check.xid.json.prev"), "{ \"latched\": [");
+        StateStore s = new StateStore(dir);
+        StateSection section = s.section("check.xid");
+        assertNull(section.get("latched"));
+        String why = section.lostBecause();
+        assertTrue(why.startsWith("could not read check.xid.json (is empty) or check.xid.json.prev (1:"), why);
+        s.flush();
+        StateSection again = new StateStore(dir).section("check.xid");
+        assertEquals(why, again.lostBecause(), "kept run after run");
+        again.clear();
+        assertNull(again.lostBecause(), "until nhc clear");
+    }
+
+    @Test
+    void nothingInTheDirectoryIsFollowedThroughALink() throws Exception {
+        Path outside = Files.writeString(dir.resolve("outside.txt"), "{\"k\": \"not nhc's\"}\n");
+        Path link = Files.createSymbolicLink(dir.resolve("check.x.json"), outside);
+        StateStore s = new StateStore(dir);
+        assertNull(s.section("check.x").get("k"), "not read through the link");
+        assertTrue(s.warnings().get(0).contains("check.x.json (is a symbolic link, not a regular file)"), s.warnings().toString());
+        s.section("check.x").put("k", "nhc's");
+        s.flush();
+        assertEquals("{\"k\": \"not nhc's\"}\n", Files.readString(outside), "not written through the link either");
+        assertTrue(!Files.isSymbolicLink(link));
+    }
+
+    @Test
+    void asRootAStateDirectoryAnotherUserCanChangeIsNeitherReadNorWritten() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.nhc.engine.config.Ownership.runningAsRoot(),
+                "the root-only rules are about directories other users own: only root can make them (CI runs as root)");
+        latchAndSave();
+        Files.setAttribute(dir, "unix:uid", 65534);
+        StateStore s = new StateStore(dir, true);
+        StateSection section = s.section("check.xid");
+        assertNull(section.get("latched"), "whoever owns the directory could have forged it");
+        assertEquals("state directory " + dir + " is not used: directory " + dir.toRealPath() + " is owned by uid 65534, not root",
+                section.lostBecause());
+        java.io.IOException e = assertThrows(java.io.IOException.class, s::flush);
+        assertTrue(e.getMessage().contains("is owned by uid 65534, not root"), e.getMessage());
+
+        Files.setAttribute(dir, "unix:uid", 0);
+        Files.setAttribute(dir, "unix:mode", 01777);
+        java.io.IOException sticky = assertThrows(java.io.IOException.class, () -> new StateStore(dir, true).checkDirectory());
+        assertEquals("directory " + dir.toRealPath() + " is writable by every user (mode 1777)", sticky.getMessage(),
+                "sticky is not enough: anyone could add a slurm.json");
     }
 }

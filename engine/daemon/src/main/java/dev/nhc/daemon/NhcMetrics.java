@@ -71,6 +71,7 @@ public final class NhcMetrics implements MultiCollector {
         GaugeSnapshot.Builder checkLastRun = gauge("nhc_check_last_run_timestamp_seconds", "when the check's latest result came in");
         GaugeSnapshot.Builder checkUp = gauge("nhc_check_completed", "1 when the check's latest run completed, 0 when it timed out or failed to run");
         GaugeSnapshot.Builder gpuField = gauge("nhc_gpu_observation", "numeric fields a check observed per GPU (counters and readings)");
+        IbPortMetrics ibPorts = new IbPortMetrics(constant);
         if (v != null) {
             verdictSeverity.dataPoint(point(constant, POLICY.rank(v.severity()), Labels.EMPTY));
             for (CheckResult c : v.checks()) {
@@ -89,6 +90,7 @@ public final class NhcMetrics implements MultiCollector {
                     long n = c.findings().stream().filter(f -> f.severity() == sev).count();
                     checkFindings.dataPoint(point(constant, n, Labels.of("check", c.name(), "severity", sev.label())));
                 }
+                ibPorts.add(c);
                 for (Observation o : c.observations()) {
                     OptionalInt gpu = o.entity().gpuIndex();
                     if (gpu.isEmpty()) {
@@ -110,6 +112,7 @@ public final class NhcMetrics implements MultiCollector {
         out.add(checkLastRun.build());
         out.add(checkUp.build());
         out.add(gpuField.build());
+        out.addAll(ibPorts.snapshots());
 
         out.add(gauge("nhc_daemon_healthy", "1 when nhc itself has no trouble (state writes work, config accepted), else 0")
                 .dataPoint(point(constant, s.problems().isEmpty() ? 1 : 0, Labels.EMPTY)).build());

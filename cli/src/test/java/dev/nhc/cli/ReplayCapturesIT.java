@@ -89,6 +89,12 @@ class ReplayCapturesIT {
         assertEquals(1, down.exit(), down.out() + down.err());
         assertTrue(down.out().contains("only 7 of 8 ports up: mlx5_3/1 DOWN (Polling)"), down.out());
 
+        // the shipped example's ib check is the same: 8 ports at 400 Gb/s
+        NhcProcess.Result example = NhcProcess.run(dir, Map.of(), "replay", "-c", NhcProcess.APP.resolve("examples/gpu-node.yaml").toString(),
+                "--ibstat", ibstat(true).toString());
+        assertEquals(1, example.exit(), example.out() + example.err());
+        assertTrue(example.out().contains("only 7 of 8 ports up: mlx5_3/1 DOWN (Polling)"), example.out());
+
         Path cut = dir.resolve("cut.txt");
         Files.writeString(cut, "CA 'mlx5_0'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n");
         NhcProcess.Result bad = NhcProcess.run(dir, Map.of(), "replay", "-c", c.toString(), "--ibstat", cut.toString());

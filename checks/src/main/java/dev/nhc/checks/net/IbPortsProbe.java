@@ -64,7 +64,7 @@ public final class IbPortsProbe implements Probe {
                     "which ports to consider: InfiniBand ones, Ethernet (RoCE) ones, or both", "infiniband", "ethernet", "any")
             .defaultValue("infiniband");
     static final ParamSpec<Duration> FLAP_WINDOW = ParamSpec.duration("flap_window",
-                    "how far back link-downed events count towards a burst")
+                    "how far back link-downed events count towards a burst (a burst fails until it is this old, or 'nhc clear CHECK')")
             .defaultValue(Duration.ofMinutes(10))
             .check(d -> d.isNegative() || d.isZero() ? "must be longer than 0" : d.compareTo(Duration.ofDays(1)) > 0 ? "must be at most 24h" : null);
     static final ParamSpec<Long> FLAP_BURST = ParamSpec.integer("flap_burst",

@@ -22,6 +22,7 @@ import dev.nhc.checks.host.LoadProbe;
 import dev.nhc.checks.host.MemoryProbe;
 import dev.nhc.checks.host.ProcessProbe;
 import dev.nhc.checks.host.SystemdUnitProbe;
+import dev.nhc.checks.net.IbPortsProbe;
 import dev.nhc.probe.ProbeCatalog;
 
 /** The probes of this module by name; each is created only when a config uses it. */
@@ -52,5 +53,7 @@ public final class BuiltInProbes implements ProbeCatalog {
 
         r.add("dcgm.health", DcgmHealthProbe.class);
         r.add("dcgm.diag", DcgmDiagProbe.class);
+
+        r.add("ib.ports", IbPortsProbe.class);
     }
 }

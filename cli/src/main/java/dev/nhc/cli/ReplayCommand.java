@@ -10,6 +10,10 @@ import dev.nhc.checks.gpu.xid.PciToGpu;
 import dev.nhc.checks.gpu.xid.XidEvent;
 import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.checks.kernel.KernelLogCapture;
+import dev.nhc.checks.net.IbPortsSource;
+import dev.nhc.checks.net.IbstatCapture;
+import dev.nhc.checks.net.IbstatParseException;
+import dev.nhc.checks.net.IbstatParser;
 import dev.nhc.engine.config.HostSelector;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.PlannedCheck;
@@ -48,7 +52,8 @@ import java.util.concurrent.Callable;
                         + "Nothing on this machine is read or changed: no NVML, no state directory, no Slurm."},
         footerHeading = "%nExamples:%n",
         footer = {"  nhc replay -c /etc/nhc/nhc.yaml --nvidia-smi-q ticket-4711.txt",
-                "  nhc replay -c nhc.yaml --nvidia-smi-q smi-q.txt --nvidia-smi-q nvlink-status.txt --json"})
+                "  nhc replay -c nhc.yaml --nvidia-smi-q smi-q.txt --nvidia-smi-q nvlink-status.txt --json",
+                "  nhc replay -c nhc.yaml --ibstat ibstat.txt --kernel-log dmesg.txt"})
 final class ReplayCommand implements Callable<Integer> {
 
     @Mixin
@@ -67,6 +72,10 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Option(names = "--dcgmi-diag-json", paramLabel = "FILE", description = "Output of 'dcgmi diag -r N -j' (or its text table) for dcgm.diag checks.")
     Path dcgmiDiag;
+
+    @Option(names = "--ibstat", paramLabel = "FILE",
+            description = "Output of 'ibstat' for ib.ports checks; a run that stopped with 'ibpanic' is judged on what it printed.")
+    Path ibstatFile;
 
     @Option(names = {"-v", "--verbose"}, description = "Print one line per check, then every finding with what was observed.")
     boolean verbose;
@@ -87,8 +96,9 @@ final class ReplayCommand implements Callable<Integer> {
         if (plan == null) {
             return ExitCodes.INVALID;
         }
-        if (captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null) {
-            System.err.println("nhc: replay needs at least one capture: --nvidia-smi-q, --kernel-log, --dcgmi-health-json or --dcgmi-diag-json");
+        if (captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null && ibstatFile == null) {
+            System.err.println("nhc: replay needs at least one capture: --nvidia-smi-q, --kernel-log, --dcgmi-health-json, --dcgmi-diag-json"
+                    + " or --ibstat");
             return ExitCodes.INVALID;
         }
         if (kernelLog != null && !Files.isReadable(kernelLog)) {
@@ -101,6 +111,21 @@ final class ReplayCommand implements Callable<Integer> {
                 dcgmi = DcgmiOutputs.read(dcgmiHealth, dcgmiDiag);
             } catch (IOException e) {
                 System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            }
+        }
+        IbstatCapture ibstat = null;
+        if (ibstatFile != null) {
+            try {
+                ibstat = IbstatParser.parse(ibstatFile);
+            } catch (IOException e) {
+                System.err.println("nhc: cannot read " + ibstatFile + ": " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            } catch (IbstatParseException e) {
+                for (String p : e.problems()) {
+                    System.err.println(ibstatFile + ": " + p);
+                }
+                System.err.println("nhc: " + ibstatFile + " is not readable ibstat output; nothing was judged");
                 return ExitCodes.INVALID;
             }
         }
@@ -138,6 +163,9 @@ final class ReplayCommand implements Callable<Integer> {
         }
         if (dcgmi != null) {
             fed.add(Tags.DCGM);
+        }
+        if (ibstat != null) {
+            fed.add(Tags.INFINIBAND);
         }
         // The captured node's checks, as if on that node: host selectors only when --hostname says which node it was.
         List<PlannedCheck> checks = new ArrayList<>();
@@ -181,6 +209,9 @@ final class ReplayCommand implements Callable<Integer> {
                 if (kernelLog != null) {
                     services.put(KernelLogCapture.class, new KernelLogCapture(kernelLog));
                 }
+                if (ibstat != null) {
+                    services.put(IbPortsSource.class, ibstat);
+                }
                 RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable).withServices(services);
                 ran = executor.run(req);
                 ran.checks().forEach(r -> byName.put(r.name(), r));
@@ -203,6 +234,13 @@ final class ReplayCommand implements Callable<Integer> {
             }
             if (dcgmi != null) {
                 notes.add("replayed dcgmi output " + (dcgmiHealth != null ? dcgmiHealth + " " : "") + (dcgmiDiag != null ? dcgmiDiag : ""));
+            }
+            if (ibstat != null) {
+                notes.add("replayed ibstat output " + ibstatFile + " (" + ibstat.ports().size() + " port" + (ibstat.ports().size() == 1 ? "" : "s")
+                        + "; ibstat prints no counters, so ib.ports flap rules are not judged)");
+                for (String panic : ibstat.panics()) {
+                    notes.add("ibstat reported: " + panic + " (judged the ports it printed)");
+                }
             }
             if (json) {
                 System.out.println(JsonReport.render(verdict, notes));

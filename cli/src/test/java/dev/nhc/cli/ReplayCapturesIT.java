@@ -58,6 +58,52 @@ class ReplayCapturesIT {
         assertTrue(bad.out().contains("cannot parse dcgmi health capture"), bad.out());
     }
 
+    /** ibstat's output for eight NDR HCAs, mlx5_3 down if asked, then the panic of a ninth device it could not read. */
+    private Path ibstat(boolean oneDown) throws Exception {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            boolean down = oneDown && i == 3;
+            b.append("CA 'mlx5_").append(i).append("'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tFirmware version: 28.39.1002\n")
+                    .append("\tHardware version: 0\n\tNode GUID: 0x946dae0300a1b2c").append(i).append("\n")
+                    .append("\tSystem image GUID: 0x946dae0300a1b2c").append(i).append("\n\tPort 1:\n")
+                    .append(down ? "\t\tState: Down\n\t\tPhysical state: Polling\n\t\tRate: 10\n"
+                            : "\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n")
+                    .append("\t\tBase lid: ").append(20 + i).append("\n\t\tLMC: 0\n\t\tSM lid: 1\n\t\tCapability mask: 0xa751e848\n")
+                    .append("\t\tPort GUID: 0x946dae0300a1b2c").append(i).append("\n\t\tLink layer: InfiniBand\n");
+        }
+        b.append("ibpanic: [1323906] main: stat of IB device 'mlx5_8' failed: No such file or directory\n");
+        Path f = dir.resolve(oneDown ? "ibstat-down.txt" : "ibstat.txt");
+        Files.writeString(f, b.toString());
+        return f;
+    }
+
+    @Test
+    void ibstatOutputIsJudgedOnWhatItPrintedEvenWhenItPanicked() throws Exception {
+        Path c = dir.resolve("ib.yaml");
+        Files.writeString(c, "nhc: 1\nchecks:\n  - { name: ib, use: ib.ports, with: { count: 8, rate: 400 } }\n  - { name: ecc, use: gpu.ecc }\n");
+        NhcProcess.Result ok = NhcProcess.run(dir, Map.of(), "replay", "--verbose", "-c", c.toString(), "--ibstat", ibstat(false).toString());
+        assertEquals(0, ok.exit(), ok.out() + ok.err());
+        assertTrue(ok.out().contains("ibstat prints no counters"), ok.out());
+        assertTrue(ok.out().contains("ibpanic: [1323906] main: stat of IB device 'mlx5_8' failed"), ok.out());
+        assertTrue(ok.out().lines().anyMatch(l -> l.startsWith("SKIP    ecc")), ok.out());
+
+        NhcProcess.Result down = NhcProcess.run(dir, Map.of(), "replay", "-c", c.toString(), "--ibstat", ibstat(true).toString());
+        assertEquals(1, down.exit(), down.out() + down.err());
+        assertTrue(down.out().contains("only 7 of 8 ports up: mlx5_3/1 DOWN (Polling)"), down.out());
+
+        // the shipped example's ib check is the same: 8 ports at 400 Gb/s
+        NhcProcess.Result example = NhcProcess.run(dir, Map.of(), "replay", "-c", NhcProcess.APP.resolve("examples/gpu-node.yaml").toString(),
+                "--ibstat", ibstat(true).toString());
+        assertEquals(1, example.exit(), example.out() + example.err());
+        assertTrue(example.out().contains("only 7 of 8 ports up: mlx5_3/1 DOWN (Polling)"), example.out());
+
+        Path cut = dir.resolve("cut.txt");
+        Files.writeString(cut, "CA 'mlx5_0'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n");
+        NhcProcess.Result bad = NhcProcess.run(dir, Map.of(), "replay", "-c", c.toString(), "--ibstat", cut.toString());
+        assertEquals(2, bad.exit(), bad.out() + bad.err());
+        assertTrue(bad.err().contains(cut + ": line 4: port mlx5_0/1 has no Physical state, Rate"), bad.err());
+    }
+
     @Test
     void withoutAnyCaptureItIsAUsageError() throws Exception {
         NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "replay", "-c", config().toString());

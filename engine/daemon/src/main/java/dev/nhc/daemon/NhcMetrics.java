@@ -77,6 +77,7 @@ public final class NhcMetrics implements MultiCollector {
         GaugeSnapshot.Builder findings = gauge("nhc_findings",
                 "warn, fail and unknown findings of the latest run by check, severity and remedy; gpu when a finding is about one GPU; "
                         + "only combinations with findings are present");
+        IbPortMetrics ibPorts = new IbPortMetrics(constant);
         if (v != null) {
             verdictSeverity.dataPoint(point(constant, POLICY.rank(v.severity()), Labels.EMPTY));
             for (CheckResult c : v.checks()) {
@@ -104,6 +105,7 @@ public final class NhcMetrics implements MultiCollector {
                     }
                 }
                 byRemedy.forEach((fl, n) -> findings.dataPoint(point(constant, n, fl)));
+                ibPorts.add(c);
                 for (Observation o : c.observations()) {
                     OptionalInt gpu = o.entity().gpuIndex();
                     if (gpu.isEmpty()) {
@@ -126,6 +128,7 @@ public final class NhcMetrics implements MultiCollector {
         out.add(checkUp.build());
         out.add(gpuField.build());
         out.add(findings.build());
+        out.addAll(ibPorts.snapshots());
 
         out.add(gauge("nhc_daemon_healthy", "1 when nhc itself has no trouble (state writes work, config accepted), else 0")
                 .dataPoint(point(constant, s.problems().isEmpty() ? 1 : 0, Labels.EMPTY)).build());

@@ -1,0 +1,17 @@
+package dev.nhc.checks.net;
+
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Where {@code ib.ports} reads its ports: the live sysfs tree ({@link SysfsIbPorts}), or in a replay
+ * an {@code ibstat} capture ({@link IbstatCapture}), offered through {@code ProbeContext#service}.
+ */
+public interface IbPortsSource {
+
+    /** Every port the source holds, devices in natural order ("mlx5_2" before "mlx5_10"), then by port number. */
+    List<IbPort> ports() throws IOException;
+
+    /** Whether the ports carry error counters (ibstat prints none: no rates, no flap rules in a replay). */
+    boolean hasCounters();
+}

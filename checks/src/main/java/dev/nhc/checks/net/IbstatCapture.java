@@ -1,0 +1,27 @@
+package dev.nhc.checks.net;
+
+import java.util.List;
+
+/**
+ * The ports of a captured {@code ibstat}, for {@code nhc replay --ibstat}: what it printed, judged by
+ * the same rules as the live sysfs. ibstat prints no counters, so rates and flap rules do not
+ * apply. {@code panics} are the {@code ibpanic:}/{@code ibwarn:} lines it printed: ibstat stops at
+ * the first device it cannot read, exits non-zero, and what it printed before still counts.
+ */
+public record IbstatCapture(String source, List<IbPort> ports, List<String> panics) implements IbPortsSource {
+
+    public IbstatCapture {
+        ports = List.copyOf(ports);
+        panics = List.copyOf(panics);
+    }
+
+    @Override
+    public List<IbPort> ports() {
+        return ports;
+    }
+
+    @Override
+    public boolean hasCounters() {
+        return false;
+    }
+}

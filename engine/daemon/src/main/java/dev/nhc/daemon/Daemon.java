@@ -110,6 +110,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         final Plan plan;
         final StateStore state;
         final Map<String, Slot> slots = new LinkedHashMap<>();
+        /** The daemon's own changes to the state (verdict, clears) as one step each; never the store's monitor, which is not ours. */
+        final Object stateChanges = new Object();
         volatile boolean retired;
 
         Generation(Plan plan, StateStore state) {
@@ -621,7 +623,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             return;
         }
         try {
-            synchronized (gen.state) {
+            synchronized (gen.stateChanges) {
                 StateSection section = gen.state.section(STATE_SECTION);
                 section.put("verdict", JsonReport.toMap(v, List.of()));
                 gen.state.flush();
@@ -678,7 +680,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             }
         }
         StringBuilder out = new StringBuilder();
-        synchronized (gen.state) {
+        synchronized (gen.stateChanges) {
             for (String name : checks) {
                 Slot s = gen.slots.get(name);
                 s.check.probe().clear(gen.state.section("check." + name));

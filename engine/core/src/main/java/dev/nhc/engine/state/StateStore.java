@@ -65,6 +65,8 @@ public final class StateStore {
     private final Map<String, StateSection> sections = new ConcurrentHashMap<>();
     private final List<String> warnings = new ArrayList<>();
     private final List<IOException> failures = new ArrayList<>();
+    /** Guards the directory check only: writers hold their section's lock while they ask, so this must be a lock no caller can hold. */
+    private final Object directoryCheck = new Object();
     private Path checkedDir;
     private IOException unusable;
 
@@ -90,18 +92,20 @@ public final class StateStore {
     }
 
     /** The directory's real path once it passed {@link StateDirectory#check}; the same answer (or exception) every time. */
-    public synchronized Path checkDirectory() throws IOException {
-        if (checkedDir == null && unusable == null) {
-            try {
-                checkedDir = StateDirectory.check(dir, rootOnly);
-            } catch (IOException e) {
-                unusable = e;
+    public Path checkDirectory() throws IOException {
+        synchronized (directoryCheck) {
+            if (checkedDir == null && unusable == null) {
+                try {
+                    checkedDir = StateDirectory.check(dir, rootOnly);
+                } catch (IOException e) {
+                    unusable = e;
+                }
             }
+            if (unusable != null) {
+                throw unusable;
+            }
+            return checkedDir;
         }
-        if (unusable != null) {
-            throw unusable;
-        }
-        return checkedDir;
     }
 
     public StateSection section(String name) {

@@ -150,6 +150,24 @@ class StateStoreTest {
     }
 
     @Test
+    void aCheckSavingItsSectionNeverWaitsForSomeoneHoldingTheWholeStore() throws Exception {
+        // The daemon once wrote its verdict while synchronized on the store; a check saving its own
+        // section then held the section and waited for the store: a deadlock that hung every check.
+        StateStore s = new StateStore(dir);
+        s.section("check.ib").put("link_downed", 3L);
+        java.util.concurrent.CountDownLatch saved = new java.util.concurrent.CountDownLatch(1);
+        synchronized (s) {
+            Thread check = new Thread(() -> {
+                s.flush("check.ib");
+                saved.countDown();
+            });
+            check.start();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> saved.getCount() == 0);
+        }
+        assertEquals(3L, new StateStore(dir).section("check.ib").getLong("link_downed", -1));
+    }
+
+    @Test
     void aCorruptFileIsMovedAsideWithAWarningWhenTheSectionIsNextSaved() throws Exception {
         Files.writeString(dir.resolve("check.x.json"), "{ \"this is\": [not closed\n");
         StateStore s = new StateStore(dir);

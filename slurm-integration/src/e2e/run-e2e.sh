@@ -616,6 +616,16 @@ scenario_daemon() {
         if ms=$(fast_wait_ms 10000 '^(fail|failing)\|NHC: xid: '); then
             times+=("$ms")
             log "XID 79 #$i (NVML event) -> sinfo '$(node_state)' after ${ms} ms"
+            if [ "$i" -eq 1 ]; then
+                # What Prometheus would scrape while nhc holds the node (the dashboard's Slurm panels)
+                local metrics; metrics=$(curl -sf http://127.0.0.1:19464/metrics)
+                if echo "$metrics" | grep -Eq '^nhc_slurm_node_held\{.*state="fail".*\} 1(\.0)?$' \
+                    && echo "$metrics" | grep -Eq '^nhc_slurm_actions_total\{.*action="fail".*\} [1-9]'; then
+                    pass "/metrics: nhc_slurm_node_held{state=fail} 1 and nhc_slurm_actions_total{action=fail} counted"
+                else
+                    fail "/metrics does not show the node held: $(echo "$metrics" | grep '^nhc_slurm' | tr '\n' ' ')"
+                fi
+            fi
         else
             fail "XID 79 #$i did not FAIL the node within 10 s: $(node_state)"; break
         fi

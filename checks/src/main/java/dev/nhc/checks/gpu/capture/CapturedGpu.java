@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu.capture;
 
 import dev.nhc.checks.gpu.GpuDevice;
+import dev.nhc.checks.gpu.GpuFabric;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -39,6 +40,7 @@ public final class CapturedGpu implements GpuDevice {
     Long clocksEventReasons;
     Long powerMilliwatts;
     Long powerLimitMilliwatts;
+    GpuFabric fabric;
 
     CapturedGpu(int index) {
         this.index = index;
@@ -68,6 +70,7 @@ public final class CapturedGpu implements GpuDevice {
         clocksEventReasons = clocksEventReasons != null ? clocksEventReasons : other.clocksEventReasons;
         powerMilliwatts = powerMilliwatts != null ? powerMilliwatts : other.powerMilliwatts;
         powerLimitMilliwatts = powerLimitMilliwatts != null ? powerLimitMilliwatts : other.powerLimitMilliwatts;
+        fabric = fabric != null ? fabric : other.fabric;
     }
 
     static String eccKey(EccCounter c, EccError t, MemoryLocation l) {
@@ -189,5 +192,10 @@ public final class CapturedGpu implements GpuDevice {
     @Override
     public Long enforcedPowerLimitMilliwatts() {
         return powerLimitMilliwatts;
+    }
+
+    @Override
+    public GpuFabric fabric() {
+        return fabric;
     }
 }

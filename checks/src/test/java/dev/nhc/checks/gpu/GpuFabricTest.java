@@ -18,9 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A GPU's fabric registration: NVML's values decoded, and read through the real JNA binding from the project's fake NVML. */
-class GpuFabricTest {
+public class GpuFabricTest {
     /** Every health-mask field at "false" and the configuration "none": 0x1aa. */
-    static final long HEALTHY_MASK = 2 | 2 << 2 | 2 << 4 | 2 << 6 | 1 << 8;
+    public static final long HEALTHY_MASK = 2 | 2 << 2 | 2 << 4 | 2 << 6 | 1 << 8;
     static final String CLUSTER = "6b0f2a1e-0c3d-4e5f-8a9b-0c1d2e3f4a5b";
 
     @TempDir
@@ -32,7 +32,7 @@ class GpuFabricTest {
     }
 
     /** A fake-NVML "fabric" object. */
-    static Map<String, Object> fabric(int state, int status, long mask, int summary) {
+    public static Map<String, Object> fabric(int state, int status, long mask, int summary) {
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("state", state);
         f.put("status", status);

@@ -13,10 +13,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The "Fabric" section of nvidia-smi -q (captures written for this test in nvidia-smi's layout). */
-class CapturedFabricTest {
+public class CapturedFabricTest {
 
     /** An nvidia-smi -q capture of GPUs whose blocks end with the given Fabric sections. */
-    static String capture(String... fabricSections) {
+    public static String capture(String... fabricSections) {
         StringBuilder s = new StringBuilder("\n==============NVSMI LOG==============\n\n"
                 + "Timestamp                                 : Wed Mar  4 11:30:00 2026\n"
                 + "Driver Version                            : 570.124.06\n"
@@ -33,7 +33,7 @@ class CapturedFabricTest {
         return s.toString();
     }
 
-    static String fabric(String state, String status, String health) {
+    public static String fabric(String state, String status, String health) {
         return "    Fabric\n"
                 + "        State                             : " + state + "\n"
                 + "        Status                            : " + status + "\n"
@@ -42,7 +42,7 @@ class CapturedFabricTest {
                 + (health == null ? "" : "        Health\n" + health);
     }
 
-    static String health(String summary, String bandwidth, String recovery, String unhealthy, String timeout, String config) {
+    public static String health(String summary, String bandwidth, String recovery, String unhealthy, String timeout, String config) {
         return "            Summary                       : " + summary + "\n"
                 + "            Bandwidth                     : " + bandwidth + "\n"
                 + "            Route Recovery in progress    : " + recovery + "\n"

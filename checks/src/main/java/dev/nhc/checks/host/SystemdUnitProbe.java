@@ -1,6 +1,5 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.engine.process.ProcessRunner;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Severity;
@@ -13,21 +12,12 @@ import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.units.Unit;
 
-import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-
 /**
  * {@code systemd.unit}: a unit is active (or inactive), from
  * {@code systemctl show -p ActiveState,SubState,LoadState -- UNIT}. No systemctl, or a systemctl
  * that cannot talk to systemd (a container), makes the check UNKNOWN with the reason.
  */
 public final class SystemdUnitProbe implements Probe {
-    private static final Set<String> RUNNING = Set.of("active", "reloading", "activating", "refreshing");
-
     private static final ProbeSpec SPEC = ProbeSpec.builder("systemd.unit", "a systemd unit is active (or inactive)")
             .entities("the unit")
             .param(ParamSpec.required("unit", ParamType.STRING, "unit name, e.g. sshd.service"))
@@ -53,39 +43,16 @@ public final class SystemdUnitProbe implements Probe {
         if (!want.equals("active") && !want.equals("inactive")) {
             return unknown(unit, "check " + ctx.checkName() + ": state must be active or inactive, not '" + want + "'");
         }
-        Optional<Path> exe = Executables.find(tool);
-        if (exe.isEmpty()) {
-            return unknown(unit, "systemctl not found (looked for " + tool + " in " + Executables.searched(tool) + "); is this a systemd host?");
-        }
-        ProcessRunner.Result r;
+        SystemdUnits.UnitState state;
         try {
-            r = ProcessRunner.of(List.of(exe.get().toString(), "show", "-p", "ActiveState,SubState,LoadState", "--", unit))
-                    .timeout(ProcessRunner.within(ctx.remaining()))
-                    .cleanEnvironment()
-                    .run();
-        } catch (ProcessRunner.StartFailure e) {
-            return unknown(unit, "cannot run " + exe.get() + ": " + e.reason());
+            state = SystemdUnits.show(tool, unit, ctx.remaining());
+        } catch (SystemdUnits.Unreadable e) {
+            return unknown(unit, e.getMessage());
         }
-        if (r.timedOut()) {
-            return unknown(unit, exe.get() + " show " + unit + " did not answer in time; killed it");
-        }
-        if (r.exitCode() != 0) {
-            return unknown(unit, exe.get() + " show " + unit + " exited with " + r.exitCode() + ": " + r.firstLine());
-        }
-        Map<String, String> props = new HashMap<>();
-        for (String line : r.stdout().split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq > 0) {
-                props.put(line.substring(0, eq).strip(), line.substring(eq + 1).strip());
-            }
-        }
-        String active = props.get("ActiveState");
-        if (active == null || active.isEmpty()) {
-            return unknown(unit, exe.get() + " show printed no ActiveState for " + unit + ": " + r.firstLine());
-        }
-        String sub = props.getOrDefault("SubState", "");
-        String load = props.getOrDefault("LoadState", "");
-        boolean running = RUNNING.contains(active);
+        String active = state.activeState();
+        String sub = state.subState();
+        String load = state.loadState();
+        boolean running = state.running();
         ProbeResult.Builder out = ProbeResult.builder().observe(Observation.of(unit).put("active_state", active)
                 .put("sub_state", sub).put("load_state", load).put("active", running).build());
         String desc = active + (sub.isEmpty() ? "" : " (" + sub + ")");

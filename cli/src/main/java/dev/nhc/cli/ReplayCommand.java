@@ -6,6 +6,7 @@ import dev.nhc.checks.gpu.capture.CaptureGpuSource;
 import dev.nhc.checks.gpu.capture.CaptureParseException;
 import dev.nhc.checks.gpu.capture.GpuCapture;
 import dev.nhc.checks.gpu.capture.NvidiaSmiQParser;
+import dev.nhc.checks.gpu.fabric.FabricManagerLogCapture;
 import dev.nhc.checks.gpu.xid.PciToGpu;
 import dev.nhc.checks.gpu.xid.XidEvent;
 import dev.nhc.engine.config.CheckConfig;
@@ -48,7 +49,8 @@ import java.util.concurrent.Callable;
                         + "Nothing on this machine is read or changed: no NVML, no state directory, no Slurm."},
         footerHeading = "%nExamples:%n",
         footer = {"  nhc replay -c /etc/nhc/nhc.yaml --nvidia-smi-q ticket-4711.txt",
-                "  nhc replay -c nhc.yaml --nvidia-smi-q smi-q.txt --nvidia-smi-q nvlink-status.txt --json"})
+                "  nhc replay -c nhc.yaml --nvidia-smi-q smi-q.txt --nvidia-smi-q nvlink-status.txt --json",
+                "  nhc replay -c nhc.yaml --nvidia-smi-q smi-q.txt --fabricmanager-log fabricmanager.log"})
 final class ReplayCommand implements Callable<Integer> {
 
     @Mixin
@@ -61,6 +63,10 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--kernel-log", paramLabel = "FILE",
             description = "A kernel log (dmesg, journalctl -k, /var/log/kern.log) for gpu.xid and kernel.log checks; read whole.")
     Path kernelLog;
+
+    @Option(names = "--fabricmanager-log", paramLabel = "FILE",
+            description = "A fabric manager log (/var/log/fabricmanager.log) for gpu.fabric checks; read whole, every error judged.")
+    Path fabricManagerLog;
 
     @Option(names = "--dcgmi-health-json", paramLabel = "FILE", description = "Output of 'dcgmi health -c -j' for dcgm.health checks.")
     Path dcgmiHealth;
@@ -87,12 +93,18 @@ final class ReplayCommand implements Callable<Integer> {
         if (plan == null) {
             return ExitCodes.INVALID;
         }
-        if (captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null) {
-            System.err.println("nhc: replay needs at least one capture: --nvidia-smi-q, --kernel-log, --dcgmi-health-json or --dcgmi-diag-json");
+        if (captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null && fabricManagerLog == null) {
+            System.err.println("nhc: replay needs at least one capture: --nvidia-smi-q, --kernel-log, --fabricmanager-log, "
+                    + "--dcgmi-health-json or --dcgmi-diag-json");
             return ExitCodes.INVALID;
         }
         if (kernelLog != null && !Files.isReadable(kernelLog)) {
             System.err.println("nhc: cannot read " + kernelLog + "; nothing was judged");
+            return ExitCodes.INVALID;
+        }
+        if (fabricManagerLog != null && !Files.isRegularFile(fabricManagerLog)) {
+            System.err.println("nhc: cannot read " + fabricManagerLog + (Files.exists(fabricManagerLog) ? ": not a regular file" : ": no such file")
+                    + "; nothing was judged");
             return ExitCodes.INVALID;
         }
         DcgmiOutputs dcgmi = null;
@@ -139,6 +151,9 @@ final class ReplayCommand implements Callable<Integer> {
         if (dcgmi != null) {
             fed.add(Tags.DCGM);
         }
+        if (fabricManagerLog != null) {
+            fed.add(Tags.FABRIC);
+        }
         // The captured node's checks, as if on that node: host selectors only when --hostname says which node it was.
         List<PlannedCheck> checks = new ArrayList<>();
         Set<String> replayable = new LinkedHashSet<>();
@@ -181,6 +196,9 @@ final class ReplayCommand implements Callable<Integer> {
                 if (kernelLog != null) {
                     services.put(KernelLogCapture.class, new KernelLogCapture(kernelLog));
                 }
+                if (fabricManagerLog != null) {
+                    services.put(FabricManagerLogCapture.class, new FabricManagerLogCapture(fabricManagerLog));
+                }
                 RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable).withServices(services);
                 ran = executor.run(req);
                 ran.checks().forEach(r -> byName.put(r.name(), r));
@@ -200,6 +218,9 @@ final class ReplayCommand implements Callable<Integer> {
             }
             if (kernelLog != null) {
                 notes.add("replayed kernel log " + kernelLog);
+            }
+            if (fabricManagerLog != null) {
+                notes.add("replayed fabric manager log " + fabricManagerLog);
             }
             if (dcgmi != null) {
                 notes.add("replayed dcgmi output " + (dcgmiHealth != null ? dcgmiHealth + " " : "") + (dcgmiDiag != null ? dcgmiDiag : ""));

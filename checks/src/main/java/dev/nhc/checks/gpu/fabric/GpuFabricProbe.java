@@ -133,9 +133,9 @@ public final class GpuFabricProbe implements Probe {
             .rule(DefaultRule.fail(Map.of("fabric_health", "unhealthy"),
                     "{gpu}: the driver rates its NVLink fabric connection unhealthy").remedy(Remedy.RESET_GPU))
             // The service, on a node that needs it.
-            .rule(DefaultRule.fail(Map.of("required", true, "load_state", "not-found"),
+            .rule(DefaultRule.fail(all("required", true, "load_state", "not-found"),
                     "{entity} is not installed, and this node's NVSwitch fabric needs it"))
-            .rule(DefaultRule.fail(Map.of("required", true, "active", false),
+            .rule(DefaultRule.fail(all("required", true, "active", false),
                     SERVICE_STATE + "; this node's NVSwitch fabric needs it (start it, after a GPU reset if GPUs were in use)"))
             // The log: fatal NVSwitch errors latch.
             .rule(DefaultRule.fail(Map.of("fatal_errors", "> 0"),
@@ -147,13 +147,22 @@ public final class GpuFabricProbe implements Probe {
             .rule(DefaultRule.warn(Map.of("fabric_access_timeout_recovery", true),
                     "{gpu}: the NVLink fabric is recovering from an access timeout"))
             .rule(DefaultRule.warn(Map.of("fabric_health", "limited-capacity"), "{gpu}: NVLink fabric at limited capacity"))
-            .rule(DefaultRule.warn(Map.of("required", true, "active_state", "activating"),
+            .rule(DefaultRule.warn(all("required", true, "active_state", "activating"),
                     "{entity} is still starting (setting up the NVSwitch fabric)"))
-            .rule(DefaultRule.warn(Map.of("required", false, "active", false, "load_state", "loaded"),
+            .rule(DefaultRule.warn(all("required", false, "active", false, "load_state", "loaded"),
                     SERVICE_STATE + " (fabric_manager: optional)"))
             .rule(DefaultRule.warn(Map.of("nonfatal_errors", "> 0"), "{entity}: non-fatal error {nonfatal_detail}"))
             .timeoutFails()
             .build();
+
+    /** A condition over several fields, in the order written (so that nhc list prints it so). */
+    private static Map<String, Object> all(Object... fieldsAndThresholds) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < fieldsAndThresholds.length; i += 2) {
+            m.put((String) fieldsAndThresholds[i], fieldsAndThresholds[i + 1]);
+        }
+        return m;
+    }
 
     @Override
     public ProbeSpec spec() {

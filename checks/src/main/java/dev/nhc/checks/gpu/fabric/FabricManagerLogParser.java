@@ -29,7 +29,8 @@ import java.util.regex.Pattern;
  *
  * The number after "error" is the NVSwitch's SXid; a GPU error's block of "key : value" lines
  * gives its GUID, port and errorCode. Other lines are not errors nhc judges. Times are the log's
- * local time, in {@code zone}.
+ * local time, in {@code zone}: the system's unless given. The time zone data and the date format
+ * are loaded only when an error's time is read, not on every run that finds no error.
  */
 final class FabricManagerLogParser {
     private static final Pattern STAMP = Pattern.compile("^\\[([A-Z][a-z]{2} +\\d{1,2} \\d{4} \\d{1,2}:\\d{2}:\\d{2})\\]");
@@ -41,15 +42,14 @@ final class FabricManagerLogParser {
     private static final Pattern PORT = Pattern.compile("\\bport (\\d{1,9})", Pattern.CASE_INSENSITIVE);
     private static final Pattern KEY_VALUE = Pattern.compile("^\\s*([A-Za-z][A-Za-z0-9]*)\\s*:\\s*(\\S.*?)\\s*$");
     private static final Pattern HEX_OR_NUMBER = Pattern.compile("0x[0-9A-Fa-f]{1,16}|\\d{1,19}");
-    private static final DateTimeFormatter STAMP_FORMAT = DateTimeFormatter.ofPattern("MMM d uuuu H:mm:ss", Locale.ROOT)
-            .withResolverStyle(ResolverStyle.STRICT);
     /** A GPU error's detail block is short; more "key : value" lines than this end it. */
     private static final int MAX_BLOCK_LINES = 32;
 
-    private final ZoneId zone;
+    private ZoneId zone;
     private final Consumer<FabricError> sink;
     private GpuBlock block;
 
+    /** @param zone the log's time zone; null: the system's */
     FabricManagerLogParser(ZoneId zone, Consumer<FabricError> sink) {
         this.zone = zone;
         this.sink = sink;
@@ -110,11 +110,20 @@ final class FabricManagerLogParser {
         if (stamp == null) {
             return null;
         }
+        if (zone == null) {
+            zone = ZoneId.systemDefault();
+        }
         try {
-            return LocalDateTime.parse(stamp, STAMP_FORMAT).atZone(zone).toInstant();
+            return LocalDateTime.parse(stamp, StampFormat.FORMAT).atZone(zone).toInstant();
         } catch (DateTimeParseException e) {
             return null;
         }
+    }
+
+    /** Built on first use (its month names load locale data). */
+    private static final class StampFormat {
+        static final DateTimeFormatter FORMAT = DateTimeFormatter.ofPattern("MMM d uuuu H:mm:ss", Locale.ROOT)
+                .withResolverStyle(ResolverStyle.STRICT);
     }
 
     /** A GPU error's header line and the "key : value" lines under it. */

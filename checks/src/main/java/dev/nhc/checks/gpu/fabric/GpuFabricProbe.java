@@ -27,7 +27,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -269,7 +268,7 @@ public final class GpuFabricProbe implements Probe {
         Map<String, FabricErrorGroup> fatal = new LinkedHashMap<>();
         Map<String, FabricErrorGroup> nonFatal = new LinkedHashMap<>();
         long[] beforeBoot = {0};
-        FabricManagerLogParser parser = new FabricManagerLogParser(ZoneId.systemDefault(), e -> {
+        FabricManagerLogParser parser = new FabricManagerLogParser(null, e -> {
             if (notBefore != null && e.time() != null && e.time().isBefore(notBefore)) {
                 beforeBoot[0]++;
                 return;

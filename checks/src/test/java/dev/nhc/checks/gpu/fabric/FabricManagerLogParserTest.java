@@ -94,7 +94,7 @@ class FabricManagerLogParserTest {
         assertTrue(f.fatal());
         assertEquals("0x05", f.code());
         assertEquals(12L, f.port());
-        assertEquals("error 0x05 on port 12", f.what());
+        assertEquals("NVLink errorCode 0x05 on port 12", f.what());
     }
 
     @Test

@@ -391,7 +391,7 @@ class GpuFabricProbeTest {
                 "portNum : 12", "errorCode : 0x05", "");
         Finding f = Pipeline.about(run(""), "fabric", "GPU with GUID 0x7a11c0ffee000042");
         assertEquals(Severity.FAIL, f.severity());
-        assertTrue(f.message().startsWith("GPU with GUID 0x7a11c0ffee000042: fatal error error 0x05 on port 12 (1 line"), f.message());
+        assertTrue(f.message().startsWith("GPU with GUID 0x7a11c0ffee000042: fatal error NVLink errorCode 0x05 on port 12 (1 line"), f.message());
     }
 
     @Test

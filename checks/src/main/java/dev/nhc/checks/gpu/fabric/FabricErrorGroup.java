@@ -163,21 +163,31 @@ final class FabricErrorGroup {
         return g;
     }
 
-    /** The latched groups in {@code state} under {@code key}; entries a hand edit broke are dropped. */
-    static Map<String, FabricErrorGroup> load(ProbeState state, String key) {
-        Map<String, FabricErrorGroup> out = new LinkedHashMap<>();
-        if (state.get(key) instanceof List<?> list) {
-            for (Object o : list) {
-                FabricErrorGroup g = fromState(o);
-                if (g != null) {
-                    out.merge(g.key(), g, (a, b) -> {
-                        a.merge(b);
-                        return a;
-                    });
-                }
+    /**
+     * The latched groups in {@code state} under {@code key}, into {@code into}; returns why some
+     * could not be read back (entries a hand edit or a damaged disk broke are dropped), or null.
+     */
+    static String load(ProbeState state, String key, Map<String, FabricErrorGroup> into) {
+        Object saved = state.get(key);
+        if (saved == null) {
+            return null;
+        }
+        if (!(saved instanceof List<?> list)) {
+            return "state value " + key + " is not a list";
+        }
+        int bad = 0;
+        for (Object o : list) {
+            FabricErrorGroup g = fromState(o);
+            if (g == null) {
+                bad++;
+            } else {
+                into.merge(g.key(), g, (a, b) -> {
+                    a.merge(b);
+                    return a;
+                });
             }
         }
-        return out;
+        return bad == 0 ? null : bad + (bad == 1 ? " saved entry is" : " saved entries are") + " damaged";
     }
 
     static void save(ProbeState state, String key, Map<String, FabricErrorGroup> groups) {

@@ -52,6 +52,9 @@ import java.util.Optional;
 public final class GpuFabricProbe implements Probe {
     static final String LATCHED = "fm.latched";
     static final String BOOT_ID = "fm.boot_id";
+    /** Why latched errors of this boot could not be read back (a sentence), kept until reboot or {@code nhc clear}. */
+    static final String LOST = "fm.state_lost";
+    private static final java.util.regex.Pattern BOOT = java.util.regex.Pattern.compile("[\\x21-\\x7e]{1,128}");
     static final String DEFAULT_UNIT = "nvidia-fabricmanager.service";
     static final String DEFAULT_LOG = "/var/log/fabricmanager.log";
     /** How far before the boot time a log line may be stamped and still count as this boot's (clock skew). */
@@ -118,6 +121,8 @@ public final class GpuFabricProbe implements Probe {
             .field("lines_read", Unit.COUNT, "the log: new lines read this run")
             .field("before_boot_errors", Unit.COUNT, "the log: errors stamped before this boot, not judged")
             .field("behind", Unit.BOOLEAN, "the log: not every new line was read this run (max_lines or the deadline); the rest are read next run")
+            .field("state_lost", Unit.BOOLEAN, "the log: latched fatal errors of this boot could not be read back from the check's state")
+            .field("state_problem", Unit.TEXT, "the log: why they could not")
             // The GPUs: DCGM's NVLink watch judges the fabric state as FABRIC_PROBE_STATE (not started or
             // failed: FAIL, in progress: WARN) and the health mask's route and bandwidth bits as incidents.
             .rule(DefaultRule.fail(Map.of("fabric_failed", true),
@@ -151,6 +156,8 @@ public final class GpuFabricProbe implements Probe {
             .rule(DefaultRule.warn(all("required", false, "active", false, "load_state", "loaded"),
                     SERVICE_STATE + " (fabric_manager: optional)"))
             .rule(DefaultRule.warn(Map.of("nonfatal_errors", "> 0"), "{entity}: non-fatal error {nonfatal_detail}"))
+            .rule(DefaultRule.unknown(Map.of("state_lost", true), "latched fabric manager errors could not be read back from the "
+                    + "check's state ({state_problem}); fatal NVSwitch errors of this boot may be missing until reboot or `nhc clear {check}`"))
             .timeoutFails()
             .build();
 
@@ -256,12 +263,9 @@ public final class GpuFabricProbe implements Probe {
     private static List<Observation> log(ProbeContext ctx, Path file, boolean mustExist, boolean whole, Params p) {
         Entity logEntity = Entity.of(Entity.Kind.LOG, file.toString(), "fabric manager log " + file);
         ProbeState state = ctx.state();
-        Map<String, FabricErrorGroup> latched = FabricErrorGroup.load(state, LATCHED);
         String boot = whole ? null : KernelLogReader.bootId(ctx);
-        String storedBoot = state.getString(BOOT_ID);
-        if (boot != null && storedBoot != null && !boot.equals(storedBoot)) {
-            latched.clear();    // rebooted: the NVSwitches and GPUs were reset with it
-        }
+        Map<String, FabricErrorGroup> latched = new LinkedHashMap<>();
+        String lost = whole ? null : loadLatches(state, boot, latched);
         Instant bootTime = whole ? null : KernelLogReader.bootTime(ctx);
         Instant notBefore = bootTime == null ? null : bootTime.minus(BOOT_SLACK);
 
@@ -297,6 +301,7 @@ public final class GpuFabricProbe implements Probe {
         }));
         if (!whole) {
             FabricErrorGroup.save(state, LATCHED, latched);
+            state.put(LOST, lost);
             state.put(BOOT_ID, boot);
         }
 
@@ -308,8 +313,35 @@ public final class GpuFabricProbe implements Probe {
                 .put("nonfatal_errors", g.lines()).put("nonfatal_detail", g.detail()));
         devices.values().forEach(b -> out.add(b.build()));
         out.add(Observation.of(logEntity).put("lines_read", stats.linesRead()).put("before_boot_errors", beforeBoot[0])
-                .put("behind", stats.behind()).build());
+                .put("behind", stats.behind()).put("state_lost", lost != null).put("state_problem", lost).build());
         return out;
+    }
+
+    /**
+     * The latched errors of this boot into {@code latched}: none after a reboot. Returns why some
+     * could not be read back, or null: a fatal error that silently fell out of the state would let
+     * a drained node resume, so the loss itself is kept and observed until reboot or {@code nhc clear}.
+     */
+    private static String loadLatches(ProbeState state, String boot, Map<String, FabricErrorGroup> latched) {
+        Object storedBoot = state.get(BOOT_ID);
+        String lost = null;
+        if (storedBoot != null && !(storedBoot instanceof String s && BOOT.matcher(s).matches())) {
+            // keep what is there: a latch of an earlier boot is safer than a lost one of this boot
+            lost = "the boot id kept with them is invalid, so they may belong to this boot or an earlier one";
+        } else if (boot != null && storedBoot != null && !boot.equals(storedBoot)) {
+            return null;        // rebooted: the NVSwitches and GPUs were reset with it, and so is what was lost
+        }
+        Object before = state.get(LOST);
+        if (before instanceof String why && !why.isBlank()) {
+            lost = join(lost, why.length() > 300 ? why.substring(0, 300) + "…" : why);
+        } else if (before != null) {
+            lost = join(lost, "an earlier run could not read them back");
+        }
+        return join(lost, FabricErrorGroup.load(state, LATCHED, latched));
+    }
+
+    private static String join(String a, String b) {
+        return a == null ? b : b == null ? a : a + "; " + b;
     }
 
     /** Stops reading a little before the check's deadline, so that the probe still answers in time. */

@@ -407,7 +407,7 @@ class GpuFabricProbeTest {
     }
 
     @Test
-    void aHandEditedLatchIsDroppedNotTrusted() throws Exception {
+    void aDamagedLatchIsNotTrustedAndItsLossIsUnknownUntilNhcClear() throws Exception {
         gpus(healthyFabric());
         log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17));
         Pipeline p = pipeline();
@@ -415,9 +415,24 @@ class GpuFabricProbeTest {
         Path state = root.resolve("var/lib/nhc/check.fabric.json");
         String json = Files.readString(state);
         assertTrue(json.contains("\"fm.latched\""), json);
-        Files.writeString(state, json.replace("\"lines\" : 1", "\"lines\" : \"many\"").replace("\"lines\": 1", "\"lines\": \"many\""));
-        Verdict v = p.run(check("", ""));
-        assertEquals(Severity.PASS, Pipeline.severity(v, "fabric"), "an entry that is not what nhc wrote is dropped: " + bad(v));
+        String damaged = json.replaceAll("\"lines\"\\s*:\\s*1", "\"lines\": \"many\"");
+        assertFalse(damaged.equals(json), "the test damaged the latch");
+        Files.writeString(state, damaged);
+
+        String logLabel = "fabric manager log " + root.resolve(LOG.substring(1));
+        for (int run = 0; run < 2; run++) {
+            Verdict v = p.run(check("", ""));
+            Finding lost = Pipeline.about(v, "fabric", logLabel);
+            assertEquals(Severity.UNKNOWN, lost.severity(), "run " + run + ": " + lost);
+            assertEquals("latched fabric manager errors could not be read back from the check's state (1 saved entry is damaged); "
+                    + "fatal NVSwitch errors of this boot may be missing until reboot or `nhc clear fabric`", lost.message());
+            assertTrue(Pipeline.findings(v, "fabric").stream().noneMatch(f -> f.entity().kind() == Entity.Kind.NVSWITCH),
+                    "the damaged entry is dropped, not trusted");
+        }
+        StateStore store = new StateStore(root.resolve("var/lib/nhc"));
+        new GpuFabricProbe().clear(store.section("check.fabric"));
+        store.flush();
+        assertEquals(Severity.PASS, Pipeline.severity(p.run(check("", "")), "fabric"), "after nhc clear");
     }
 
     // ---------------------------------------------------------------- the config's own rules

@@ -350,6 +350,19 @@ class GpuFabricProbeTest {
     }
 
     @Test
+    void aLatchedErrorStaysFailingWhenTheLogGoesAway() throws Exception {
+        gpus(healthyFabric());
+        log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17));
+        Pipeline p = pipeline();
+        assertEquals(Severity.FAIL, Pipeline.severity(p.run(check("", "")), "fabric"));
+        Files.delete(root.resolve(LOG.substring(1)));
+        Verdict v = p.run(check("", ""));
+        assertEquals(Severity.FAIL, Pipeline.about(v, "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)").severity(),
+                "a deleted or rotated-away log does not make the NVSwitch pass");
+        assertEquals(Severity.UNKNOWN, Pipeline.about(v, "fabric", "fabric manager log " + root.resolve(LOG.substring(1))).severity());
+    }
+
+    @Test
     void aRebootDropsTheLatchedErrors() throws Exception {
         gpus(healthyFabric());
         log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17));

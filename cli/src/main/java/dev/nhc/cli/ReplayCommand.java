@@ -144,14 +144,14 @@ final class ReplayCommand implements Callable<Integer> {
         if (capture != null) {
             fed.add(Tags.NVML);
         }
+        if (fabricManagerLog != null) {
+            fed.add(Tags.FABRIC);
+        }
         if (kernelLog != null) {
             fed.add(Tags.KERNEL_LOG);
         }
         if (dcgmi != null) {
             fed.add(Tags.DCGM);
-        }
-        if (fabricManagerLog != null) {
-            fed.add(Tags.FABRIC);
         }
         // The captured node's checks, as if on that node: host selectors only when --hostname says which node it was.
         List<PlannedCheck> checks = new ArrayList<>();
@@ -189,14 +189,14 @@ final class ReplayCommand implements Callable<Integer> {
                     PciToGpu pciToGpu = bus -> java.util.Optional.ofNullable(byPci.get(bus));
                     services.put(PciToGpu.class, pciToGpu);
                 }
+                if (fabricManagerLog != null) {
+                    services.put(FabricManagerLogCapture.class, new FabricManagerLogCapture(fabricManagerLog));
+                }
                 if (dcgmi != null) {
                     services.put(DcgmiOutputs.class, dcgmi);
                 }
                 if (kernelLog != null) {
                     services.put(KernelLogCapture.class, new KernelLogCapture(kernelLog));
-                }
-                if (fabricManagerLog != null) {
-                    services.put(FabricManagerLogCapture.class, new FabricManagerLogCapture(fabricManagerLog));
                 }
                 RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable).withServices(services);
                 ran = executor.run(req);

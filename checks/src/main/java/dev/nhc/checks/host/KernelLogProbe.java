@@ -151,6 +151,7 @@ public final class KernelLogProbe implements Probe {
         Observation.Builder log = Observation.of("kernel log");
         if (stats != null) {
             KernelLogSpec.putStats(log, stats);
+            KernelLogSpec.warnings(stats).forEach(out::finding);
             if (stats.skippedLines() > 0) {
                 out.finding(Finding.of("kernel log", Severity.WARN, stats.skippedLines() + " new kernel log lines in "
                         + stats.source() + " were not examined (more than max_lines = " + p.integer("max_lines") + " this run)"));

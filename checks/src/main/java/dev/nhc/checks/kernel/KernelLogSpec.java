@@ -1,11 +1,15 @@
 package dev.nhc.checks.kernel;
 
+import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
+import dev.nhc.model.Severity;
 import dev.nhc.probe.ParamSpec;
 import dev.nhc.probe.ParamType;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.ProbeState;
 import dev.nhc.units.Unit;
+
+import java.util.List;
 
 /** What every probe over new kernel log lines (kernel.log, gpu.xid) shares: reader keys, reader fields, and clearing. */
 public final class KernelLogSpec {
@@ -32,13 +36,21 @@ public final class KernelLogSpec {
                 .field("unparsed_lines", Unit.COUNT, "new lines without a timestamp nhc understands (still examined)")
                 .field("skipped_lines", Unit.COUNT, "new lines past max_lines, counted but not examined")
                 .field("before_boot_lines", Unit.COUNT, "file lines stamped before this boot, not examined")
-                .field("lost_records", Unit.COUNT, "kmsg records overwritten before nhc read them");
+                .field("lost_records", Unit.COUNT, "kmsg records overwritten before nhc read them")
+                .field("truncated_lines", Unit.COUNT, "new lines longer than 64 KiB: their head was examined, the rest skipped");
     }
 
     public static Observation.Builder putStats(Observation.Builder o, ReadStats stats) {
         return o.put("lines_read", stats.linesRead()).put("unparsed_lines", stats.unparsedLines())
                 .put("skipped_lines", stats.skippedLines()).put("before_boot_lines", stats.beforeBootLines())
-                .put("lost_records", stats.lostRecords());
+                .put("lost_records", stats.lostRecords()).put("truncated_lines", stats.truncatedLines());
+    }
+
+    /** One WARN finding on the "kernel log" entity per problem with the stored cursor (the value was reset and the log still read). */
+    public static List<Finding> warnings(ReadStats stats) {
+        return stats.warnings().stream()
+                .map(w -> Finding.of("kernel log", Severity.WARN, "kernel log cursor: " + w))
+                .toList();
     }
 
     /**

@@ -148,6 +148,7 @@ public final class GpuXidProbe implements Probe {
         Observation.Builder log = Observation.of("kernel log").put("application_xids", application[0]);
         if (stats != null) {
             KernelLogSpec.putStats(log, stats);
+            KernelLogSpec.warnings(stats).forEach(out::finding);
         }
         out.observe(log.build());
         byEntity.forEach((entity, items) -> out.finding(finding(ctx.checkName(), entity, items)));

@@ -72,6 +72,41 @@ class GpuXidProbeTest {
         assertTrue(f.message().contains("nhc clear xid"), f.message());
     }
 
+    /** Issue 13 item 5: a damaged cursor made every run UNKNOWN ("Java heap space") and missed the next XID. */
+    @Test
+    void aDamagedCursorInStateIsResetWithAWarningAndTheNextXidStillFails() throws Exception {
+        StateSection s = StateSection.detached("s");
+        log("[1.0] usb 1-1: new device\n");
+        assertEquals(Severity.PASS, worst(probe.probe(ctx(s, Map.of()))));
+        s.put("log.head_len", 300_000_000L);
+        log("[2.0] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python, GPU has fallen off the bus.\n");
+
+        ProbeResult r = probe.probe(ctx(s, Map.of()));
+
+        assertEquals(Severity.FAIL, finding(r, "GPU at PCI 0000:3b:00.0").orElseThrow().severity());
+        Finding warning = finding(r, "kernel log").orElseThrow();
+        assertEquals(Severity.WARN, warning.severity());
+        assertEquals("kernel log cursor: state value log.head_len = 300000000 is invalid (expected a whole number in 0..256); reset it",
+                warning.message());
+        assertTrue(finding(probe.probe(ctx(s, Map.of())), "kernel log").isEmpty(), "the cursor is whole again");
+    }
+
+    /** Issue 13 item 6: a line of 64 MiB of NUL padding blinded the check for good. */
+    @Test
+    void anXidAfterAHugeRunOfNulPaddingIsFound() throws Exception {
+        Path p = log("[1.0] before the crash\n");
+        byte[] nuls = new byte[1 << 20];
+        try (var out = Files.newOutputStream(p, StandardOpenOption.APPEND)) {
+            for (int i = 0; i < 65; i++) {
+                out.write(nuls);
+            }
+        }
+        log("[2.0] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python, GPU has fallen off the bus.\n");
+        ProbeResult r = probe.probe(ctx(StateSection.detached("s"), Map.of()).budget(java.time.Duration.ofSeconds(60)));
+        assertEquals(Severity.FAIL, finding(r, "GPU at PCI 0000:3b:00.0").orElseThrow().severity());
+        assertEquals(0L, kernelLog(r).get("truncated_lines"));
+    }
+
     @Test
     void pciAddressMapsToTheGpuIndexWhenTheInventoryKnowsIt() throws Exception {
         log("[1.0] NVRM: Xid (PCI:0000:3B:00): 48, x\n[2.0] NVRM: Xid (PCI:0000:af:00): 48, y\n");

@@ -1,5 +1,6 @@
 package dev.nhc.cli;
 
+import dev.nhc.checks.capture.CaptureFile;
 import dev.nhc.checks.dcgm.DcgmiOutputs;
 import dev.nhc.checks.gpu.GpuSource;
 import dev.nhc.checks.gpu.capture.CaptureGpuSource;
@@ -97,10 +98,6 @@ final class ReplayCommand implements Callable<Integer> {
             System.err.println("nhc: replay needs at least one capture: --nvidia-smi-q, --kernel-log, --dcgmi-health-json or --dcgmi-diag-json");
             return ExitCodes.INVALID;
         }
-        if (kernelLog != null && !Files.isReadable(kernelLog)) {
-            System.err.println("nhc: cannot read " + kernelLog + "; nothing was judged");
-            return ExitCodes.INVALID;
-        }
         DcgmiOutputs dcgmi = null;
         if (dcgmiHealth != null || dcgmiDiag != null) {
             try {
@@ -115,6 +112,9 @@ final class ReplayCommand implements Callable<Integer> {
             GpuCapture c;
             try {
                 c = NvidiaSmiQParser.parse(file);
+            } catch (CaptureFile.Refused e) {
+                System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
             } catch (IOException e) {
                 System.err.println("nhc: cannot read " + file + ": " + e.getMessage() + "; nothing was judged");
                 return ExitCodes.INVALID;
@@ -132,6 +132,32 @@ final class ReplayCommand implements Callable<Integer> {
                 return ExitCodes.INVALID;
             }
         }
+        Path scratch = null;
+        try {
+            // Rates and for: N need history a capture does not have: a throw-away state, never the node's.
+            scratch = Files.createTempDirectory("nhc-replay");
+        } catch (IOException e) {
+            System.err.println("nhc: cannot create a scratch directory for the replay: " + e.getMessage());
+            return ExitCodes.INTERNAL;
+        }
+        try {
+            return judge(cfg, loader, capture, dcgmi, scratch);
+        } finally {
+            deleteQuietly(scratch);
+        }
+    }
+
+    private Integer judge(Config cfg, ConfigLoader loader, GpuCapture capture, DcgmiOutputs dcgmi, Path scratch) {
+        Path log = null;
+        if (kernelLog != null) {
+            try {
+                log = CaptureFile.kernelLog(kernelLog, scratch);
+            } catch (IOException e) {
+                System.err.println("nhc: " + (e instanceof CaptureFile.Refused ? "" : "cannot read " + kernelLog + ": ")
+                        + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            }
+        }
         String node = hostname != null ? hostname : "replay";
 
         // The captured node's checks, as if on that node: host selectors only when --hostname says which node it was.
@@ -142,7 +168,7 @@ final class ReplayCommand implements Callable<Integer> {
             if (kernelLog != null && KERNEL_LOG.contains(c.use())) {
                 // The capture replaces the check's log source; its lines belong to another boot.
                 Map<String, Object> w = new LinkedHashMap<>(with.asMap());
-                w.put("log", kernelLog.toAbsolutePath().toString());
+                w.put("log", log.toAbsolutePath().toString());
                 w.put("since_boot", false);
                 with = new Params(w);
             }
@@ -157,66 +183,54 @@ final class ReplayCommand implements Callable<Integer> {
         }
         Config replayed = new Config(cfg.file(), cfg.settings(), cfg.hostgroups(), checks, cfg.sections());
 
-        Path scratch = null;
-        try {
-            // Rates and for: N need history a capture does not have: a throw-away state, never the node's.
-            scratch = Files.createTempDirectory("nhc-replay");
-            Map<String, CheckResult> byName = new LinkedHashMap<>();
-            Verdict ran = null;
-            if (!replayable.isEmpty()) {
-                Runner runner = new Runner(loader.registry(), loader.evaluator(), Clock.systemUTC());
-                Map<Class<?>, Object> services = new LinkedHashMap<>();
-                services.put(GpuSource.class, capture != null ? new CaptureGpuSource(capture) : CaptureGpuSource.none());
-                if (capture != null) {
-                    Map<String, Integer> byPci = new LinkedHashMap<>();
-                    capture.gpus().forEach(g -> {
-                        if (g.pciBusId() != null) {
-                            byPci.put(XidEvent.normalizePci(g.pciBusId()), g.index());
-                        }
-                    });
-                    PciToGpu pciToGpu = bus -> java.util.Optional.ofNullable(byPci.get(bus));
-                    services.put(PciToGpu.class, pciToGpu);
-                }
-                if (dcgmi != null) {
-                    services.put(DcgmiOutputs.class, dcgmi);
-                }
-                RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable).withServices(services);
-                ran = runner.run(req);
-                ran.checks().forEach(r -> byName.put(r.name(), r));
-            }
-            List<CheckResult> all = new ArrayList<>();
-            for (CheckConfig c : checks) {
-                CheckResult r = byName.get(c.name());
-                all.add(r != null ? r : CheckResult.skipped(c.name(), c.use(), "replay: no capture holds data for " + c.use()));
-            }
-            Verdict verdict = ran == null ? new Verdict(node, java.time.Instant.now(), 0, all)
-                    : new Verdict(node, ran.started(), ran.durationMs(), all);
-            List<String> notes = new ArrayList<>();
+        Map<String, CheckResult> byName = new LinkedHashMap<>();
+        Verdict ran = null;
+        if (!replayable.isEmpty()) {
+            Runner runner = new Runner(loader.registry(), loader.evaluator(), Clock.systemUTC());
+            Map<Class<?>, Object> services = new LinkedHashMap<>();
+            services.put(GpuSource.class, capture != null ? new CaptureGpuSource(capture) : CaptureGpuSource.none());
             if (capture != null) {
-                notes.add("replayed " + capture.source() + " (" + capture.gpus().size() + " GPU"
-                        + (capture.gpus().size() == 1 ? "" : "s") + (capture.driverVersion() == null ? "" : ", driver " + capture.driverVersion()) + ")");
-            }
-            if (kernelLog != null) {
-                notes.add("replayed kernel log " + kernelLog);
+                Map<String, Integer> byPci = new LinkedHashMap<>();
+                capture.gpus().forEach(g -> {
+                    if (g.pciBusId() != null) {
+                        byPci.put(XidEvent.normalizePci(g.pciBusId()), g.index());
+                    }
+                });
+                PciToGpu pciToGpu = bus -> java.util.Optional.ofNullable(byPci.get(bus));
+                services.put(PciToGpu.class, pciToGpu);
             }
             if (dcgmi != null) {
-                notes.add("replayed dcgmi output " + (dcgmiHealth != null ? dcgmiHealth + " " : "") + (dcgmiDiag != null ? dcgmiDiag : ""));
+                services.put(DcgmiOutputs.class, dcgmi);
             }
-            if (json) {
-                System.out.println(JsonReport.render(verdict, notes));
-            } else {
-                System.out.print(TextReport.render(verdict, verbose, notes));
-            }
-            System.out.flush();
-            return verdict.severity() == Severity.FAIL ? ExitCodes.FAIL : ExitCodes.OK;
-        } catch (IOException e) {
-            System.err.println("nhc: cannot create a scratch directory for the replay: " + e.getMessage());
-            return ExitCodes.INTERNAL;
-        } finally {
-            if (scratch != null) {
-                deleteQuietly(scratch);
-            }
+            RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable).withServices(services);
+            ran = runner.run(req);
+            ran.checks().forEach(r -> byName.put(r.name(), r));
         }
+        List<CheckResult> all = new ArrayList<>();
+        for (CheckConfig c : checks) {
+            CheckResult r = byName.get(c.name());
+            all.add(r != null ? r : CheckResult.skipped(c.name(), c.use(), "replay: no capture holds data for " + c.use()));
+        }
+        Verdict verdict = ran == null ? new Verdict(node, java.time.Instant.now(), 0, all)
+                : new Verdict(node, ran.started(), ran.durationMs(), all);
+        List<String> notes = new ArrayList<>();
+        if (capture != null) {
+            notes.add("replayed " + capture.source() + " (" + capture.gpus().size() + " GPU"
+                    + (capture.gpus().size() == 1 ? "" : "s") + (capture.driverVersion() == null ? "" : ", driver " + capture.driverVersion()) + ")");
+        }
+        if (kernelLog != null) {
+            notes.add("replayed kernel log " + kernelLog);
+        }
+        if (dcgmi != null) {
+            notes.add("replayed dcgmi output " + (dcgmiHealth != null ? dcgmiHealth + " " : "") + (dcgmiDiag != null ? dcgmiDiag : ""));
+        }
+        if (json) {
+            System.out.println(JsonReport.render(verdict, notes));
+        } else {
+            System.out.print(TextReport.render(verdict, verbose, notes));
+        }
+        System.out.flush();
+        return verdict.severity() == Severity.FAIL ? ExitCodes.FAIL : ExitCodes.OK;
     }
 
     private static void deleteQuietly(Path dir) {

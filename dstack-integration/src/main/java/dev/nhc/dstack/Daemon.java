@@ -80,7 +80,7 @@ public final class Daemon implements AutoCloseable {
     private volatile Verdict verdict;
     private volatile String stateProblem;
     private volatile String reloadProblem;
-    private ShimProxy proxy;
+    private volatile ShimProxy proxy;
     private StatusServer statusServer;
     private DstackSettings dstack;
     private boolean closed;
@@ -488,7 +488,11 @@ public final class Daemon implements AutoCloseable {
         if (reloadProblem != null) {
             problems.add(reloadProblem);
         }
-        return new DaemonStatus(verdict, finished, startedAt, problems, stateWriteErrors.get(), reloads.get(), reloadFailures.get());
+        ShimProxy px = proxy;
+        List<String> unavailable = px == null ? List.of() : px.problems();
+        problems.addAll(unavailable);
+        return new DaemonStatus(verdict, finished, startedAt, problems, stateWriteErrors.get(), reloads.get(), reloadFailures.get(),
+                unavailable);
     }
 
     /** Where the proxy and the status endpoints actually listen (port 0 in tests picks a free one). */

@@ -74,8 +74,12 @@ class DaemonTest {
     }
 
     private String config(String checks) {
+        return config("127.0.0.1:1", checks);
+    }
+
+    private String config(String shim, String checks) {
         return "nhc: 1\nsettings:\n  interval: 300ms\n  state_dir: " + dir.resolve("state") + "\n"
-                + "dstack:\n  listen: 127.0.0.1:0\n  metrics_listen: 127.0.0.1:0\n  shim: 127.0.0.1:1\n"
+                + "dstack:\n  listen: 127.0.0.1:0\n  metrics_listen: 127.0.0.1:0\n  shim: " + shim + "\n"
                 + "  token: s3cret\n  project: main\n  fleet: ssh-fleet\n"
                 + "checks:\n" + checks;
     }
@@ -336,5 +340,52 @@ class DaemonTest {
         assertEquals("nhc: xid: xid says fail", first.get("error_message"));
         assertEquals(1, first.get("entity_group_id"));
         assertEquals(2, first.get("entity_id"));
+    }
+
+    /**
+     * Issue 13 item 10: 16 requests to a hung shim took every proxy worker; dstack's health poll
+     * then went unanswered, and /healthz still said ok.
+     */
+    @Test
+    void sixteenHungPassThroughRequestsLeaveHealthAnsweredAndHealthzSaysTheProxyIsStuck() throws Exception {
+        try (StandInShim shim = new StandInShim()) {
+            answer.put("xid", Severity.FAIL);
+            start(write("nhc.yaml", config("127.0.0.1:" + shim.address().port(), """
+                      - name: xid
+                        use: gpu.test
+                    """)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
+            String proxy = "http://127.0.0.1:" + daemon.proxyAddress().getPort();
+            String status = "http://127.0.0.1:" + daemon.statusAddress().getPort();
+
+            List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> hung = new java.util.ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                hung.add(http.sendAsync(HttpRequest.newBuilder(URI.create(proxy + "/api/hang?i=" + i)).build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> shim.hanging.get() == 16);
+
+            // dstack's poll: answered within its 9 s, from nhc's verdict and the shim's own health.
+            HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(proxy + ShimProxy.HEALTH_PATH))
+                    .timeout(Duration.ofSeconds(9)).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, health.statusCode());
+            @SuppressWarnings("unchecked")
+            Map<String, Object> dcgm = (Map<String, Object>) JSON.std.mapFrom(health.body()).get("dcgm");
+            assertEquals(20, dcgm.get("overall_health"));
+
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                HttpResponse<String> h = http.send(HttpRequest.newBuilder(URI.create(status + "/healthz"))
+                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(503, h.statusCode(), h.body());
+                assertTrue(h.body().contains("all 16 pass-through workers are busy"), h.body());
+            });
+
+            shim.releaseHang.countDown();
+            for (var f : hung) {
+                assertEquals(200, f.get(30, java.util.concurrent.TimeUnit.SECONDS).statusCode());
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> http.send(HttpRequest.newBuilder(URI.create(status + "/healthz")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+        }
     }
 }

@@ -31,7 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 HEALTH = json.dumps({"dcgm": {"overall_health": 0, "incidents": []}}).encode()
 TASKS = json.dumps({"tasks": []}).encode()
 hang = threading.Event()
-forever = threading.Event()
+released = threading.Event()
 class H(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     wbufsize = 1 << 16
@@ -44,13 +44,15 @@ class H(BaseHTTPRequestHandler):
         self.wfile.write(body)
     def do_GET(self):
         if hang.is_set():
-            forever.wait()
+            released.wait()
         self.answer(HEALTH if self.path == "/api/instance/health" else TASKS)
     def do_POST(self):
         if self.path == "/control/hang":
+            released.clear()
             hang.set()
         elif self.path == "/control/answer":
             hang.clear()
+            released.set()
         self.answer(b"{}")
     def log_message(self, *a):
         pass
@@ -85,7 +87,7 @@ for _ in $(seq 1 60); do curl -sf http://127.0.0.1:19474/v1/verdict >/dev/null 2
 curl -sf http://127.0.0.1:19474/v1/verdict >/dev/null || { cat "$T/daemon.log"; echo "bench proxy: the daemon did not come up"; exit 1; }
 
 cat >"$T/measure.py" <<'EOF'
-import http.client, json, re, subprocess, sys, threading, time
+import http.client, json, re, selectors, socket, subprocess, sys, threading, time
 
 seconds = int(sys.argv[1])
 URL = "http://127.0.0.1:19988/api/instance/health"
@@ -137,9 +139,50 @@ def one(path, timeout):
     except Exception as e:
         return type(e).__name__, (time.perf_counter() - t0) * 1000.0
 
+def burst(name, rounds=20, n=1000):
+    """n keep-alive connections, each sending one health request at the same moment; latency per request
+    from its send to its whole answer (measured by this Python client: its own overhead is included)."""
+    socks = [socket.create_connection(("127.0.0.1", 19988)) for _ in range(n)]
+    sel = selectors.DefaultSelector()
+    for s in socks:
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ)
+    req = b"GET /api/instance/health HTTP/1.1\r\nHost: bench\r\n\r\n"
+    lat = []
+    for _ in range(rounds):
+        bufs, started, pending = {}, {}, set(socks)
+        for s in socks:
+            bufs[s] = b""
+            started[s] = time.perf_counter()
+            s.send(req)
+        deadline = time.perf_counter() + 30
+        while pending and time.perf_counter() < deadline:
+            for key, _ in sel.select(timeout=1):
+                s = key.fileobj
+                data = s.recv(65536)
+                now = time.perf_counter()
+                b = bufs[s] = bufs[s] + data
+                i = b.find(b"\r\n\r\n")
+                if i >= 0 and s in pending:
+                    cl = int(re.search(rb"content-length: *(\d+)", b[:i], re.I).group(1))
+                    if len(b) >= i + 4 + cl:
+                        lat.append((now - started[s]) * 1000.0)
+                        pending.discard(s)
+        if pending:
+            raise SystemExit(f"{name}: {len(pending)} of {n} health requests got no answer within 30 s")
+    for s in socks:
+        s.close()
+    lat.sort()
+    res = {"requests": len(lat), "p50_ms": round(lat[len(lat) // 2], 2), "p99_ms": round(lat[int(len(lat) * 0.99)], 2),
+           "max_ms": round(lat[-1], 2)}
+    out[name] = res
+    print(f"{name}: {rounds} rounds of {n} simultaneous requests: p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms, max {res['max_ms']} ms",
+          flush=True)
+
 # Warm the JIT a little, then the healthy shim.
 subprocess.run(["wrk", "-t2", "-c100", "-d3s", URL], capture_output=True)
 wrk("healthy_shim")
+burst("healthy_shim_burst")
 
 # The shim accepts and never answers: health must still come from nhc, within its deadline.
 post("/control/hang")
@@ -154,11 +197,13 @@ for t in stuck:
     t.start()
 time.sleep(2)
 wrk("hung_shim_16_stuck_pass_through")
+burst("hung_shim_16_stuck_pass_through_burst")
 status, body = healthz()
 out["healthz_while_stuck"] = {"status": status, "body": body}
 print(f"/healthz while 16 pass-through requests hang: HTTP {status} {json.dumps(body)}", flush=True)
 post("/control/answer")
-time.sleep(1)
+for t in stuck:
+    t.join(30)
 status, body = healthz()
 out["healthz_after"] = {"status": status, "body": body}
 print(f"/healthz once the shim answers again: HTTP {status}", flush=True)

@@ -26,17 +26,19 @@ import java.util.concurrent.TimeoutException;
 /**
  * The shim's own answer to {@code GET /api/instance/health}, for the proxy's health route. The shim
  * is asked at most once at a time and an answer is reused for {@link #MAX_AGE}, so a burst of
- * health requests costs one upstream call and each request is answered from memory. A shim that
- * did not answer within the time given is not waited for again while it is asked anew: requests
- * meanwhile get that "no answer" at once. dstack polls about once a minute; a second-old DCGM
- * answer changes nothing for it.
+ * health requests costs one upstream call. While the shim is being asked anew, an answer up to
+ * {@link #MAX_STALE} old is given at once (a hung shim then costs no request its wait either);
+ * only a request with nothing that recent waits, at most the shim timeout, for the fresh answer.
+ * dstack polls about once a minute, so its polls get fresh answers; a few seconds' lag under a
+ * burst changes nothing for it.
  */
 final class ShimHealthCache {
     static final Duration MAX_AGE = Duration.ofSeconds(1);
+    static final Duration MAX_STALE = Duration.ofSeconds(10);
     /** How long past its own timeout a call may run before it is given up (its body stalled after the headers). */
     private static final Duration GRACE = Duration.ofMillis(500);
 
-    private record Stamped(ShimHealth health, long atNanos, boolean answered) {
+    private record Stamped(ShimHealth health, long atNanos) {
     }
 
     private final HttpClient client;
@@ -55,20 +57,24 @@ final class ShimHealthCache {
         this.maxBytes = maxBytes;
     }
 
-    /** The shim's health, fresh or at most {@link #MAX_AGE} old; waits at most the shim timeout (and a little) for it. */
-    ShimHealth get() {
+    /** The shim's health: completed at once when a recent enough answer is known, else within the shim timeout (and a little). */
+    CompletableFuture<ShimHealth> current() {
         Stamped s = latest;
-        if (s != null && System.nanoTime() - s.atNanos() < MAX_AGE.toNanos()) {
-            return s.health();
+        long age = s == null ? Long.MAX_VALUE : System.nanoTime() - s.atNanos();
+        if (age < MAX_AGE.toNanos()) {
+            return CompletableFuture.completedFuture(s.health());
         }
         CompletableFuture<ShimHealth> f = refresh();
-        if (s != null && !s.answered() && !f.isDone()) {
-            return s.health(); // it did not answer last time either: do not make dstack wait on it again
+        if (age < MAX_STALE.toNanos()) {
+            return CompletableFuture.completedFuture(s.health()); // asked anew meanwhile
         }
+        return f.isDone() ? f : f.copy().completeOnTimeout(noAnswer(), timeout.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** {@link #current()}, waited for. */
+    ShimHealth get() {
         try {
-            return f.get(timeout.plus(GRACE).toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            return noAnswer();
+            return current().get();
         } catch (ExecutionException e) {
             return new ShimHealth.Malformed("asking " + shim + " failed: " + e.getCause());
         } catch (InterruptedException e) {
@@ -90,36 +96,32 @@ final class ShimHealthCache {
             f = new CompletableFuture<>();
             inFlight = f;
         }
-        ask().whenComplete((asked, error) -> {
-            Asked a = asked != null ? asked : new Asked(new ShimHealth.Malformed("asking " + shim + " failed: " + error), true);
-            latest = new Stamped(a.health(), System.nanoTime(), a.answered());
+        ask().whenComplete((health, error) -> {
+            ShimHealth h = health != null ? health : new ShimHealth.Malformed("asking " + shim + " failed: " + error);
+            latest = new Stamped(h, System.nanoTime());
             synchronized (this) {
                 inFlight = null;
             }
-            f.complete(a.health());
+            f.complete(h);
         });
         return f;
     }
 
-    /** {@code answered} false: the shim let the time pass without an answer. */
-    private record Asked(ShimHealth health, boolean answered) {
-    }
-
-    private CompletableFuture<Asked> ask() {
+    private CompletableFuture<ShimHealth> ask() {
         HttpRequest req = HttpRequest.newBuilder(uri).timeout(timeout).header("Accept", "application/json").GET().build();
         Limited body = new Limited(maxBytes);
         CompletableFuture<HttpResponse<byte[]>> call = client.sendAsync(req, info -> body);
         return call.orTimeout(timeout.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS)
                 .handle((r, error) -> {
                     if (error == null) {
-                        return new Asked(fromAnswer(r), true);
+                        return fromAnswer(r);
                     }
                     body.cancel(); // a body that stalled after the headers: let the connection go
                     Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
                     if (e instanceof HttpTimeoutException && !(e instanceof HttpConnectTimeoutException) || e instanceof TimeoutException) {
-                        return new Asked(noAnswer(), false);
+                        return noAnswer();
                     }
-                    return new Asked(fromError(e), true);
+                    return fromError(e);
                 });
     }
 

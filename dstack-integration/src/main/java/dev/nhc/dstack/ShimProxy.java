@@ -28,6 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -46,16 +47,19 @@ import java.util.function.Supplier;
  * {@code java.net.http.HttpClient} streams both ways, so nhc carries no HTTP parser and no extra
  * dependency.
  *
- * <p>Capacity: the server's own threads ({@link #FRONT_THREADS}) read requests and answer the
- * health route; pass-through requests are handed to a separate pool of {@code threads} workers
- * with a bounded queue, so a hung shim can hold every pass-through worker and the health route
- * still answers. Past the queue, or after waiting {@link Limits#queueWait()} in it, a request gets
- * 503. Time limits: connecting to the shim ({@link Limits#connect()}), its response head and any
- * stall of its response body ({@link Limits#upstream()}; a stalled body is cut off, and the client
- * sees a broken response, never a short one passed off as whole); a client must send its request
- * head and body within {@code sun.net.httpserver.maxReqTime} seconds (30 unless set), else the
- * JDK server disconnects it. {@link #problems()} says when the pass-through pool is full or the
- * shim hangs, for /healthz. Bodies are streamed, never held whole.
+ * <p>Capacity: {@link ProxyFront} listens, reads request heads on one selector thread and answers
+ * the health route there, from memory, without a thread per connection; any other request is
+ * relayed to the JDK server on a loopback port, whose threads ({@link #FRONT_THREADS}) read it and
+ * hand it to a separate pool of {@code threads} pass-through workers with a bounded queue. So a
+ * hung shim can hold every pass-through worker and the health route still answers. Past the
+ * queue, or after waiting {@link Limits#queueWait()} in it, a request gets 503. Time limits:
+ * connecting to the shim ({@link Limits#connect()}), its response head and any stall of its
+ * response body ({@link Limits#upstream()}; a stalled body is cut off, and the client sees a
+ * broken response, never a short one passed off as whole); a request head must arrive within
+ * {@link ProxyFront#HEAD_DEADLINE}, and a relayed request's head and body within
+ * {@code sun.net.httpserver.maxReqTime} seconds (30 unless set), else the client is disconnected.
+ * {@link #problems()} says when the pass-through pool is full or the shim hangs, for /healthz.
+ * Bodies are streamed, never held whole.
  */
 public final class ShimProxy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShimProxy.class);
@@ -91,10 +95,8 @@ public final class ShimProxy implements AutoCloseable {
         }
     }
 
-    /** Threads that read requests and answer the health route; a stalled client holds one until maxReqTime. */
+    /** The JDK server's threads: they read relayed requests and hand them on; a stalled client holds one until maxReqTime. */
     static final int FRONT_THREADS = 32;
-    /** Connections the kernel queues for accept(): a burst of dstack-sized polls and more. */
-    private static final int BACKLOG = 1024;
 
     /**
      * Time limits of pass-through: connecting to the shim; its response head and any stall of its
@@ -118,6 +120,7 @@ public final class ShimProxy implements AutoCloseable {
     }
 
     private final HttpServer server;
+    private final ProxyFront listener;
     private final ThreadPoolExecutor front;
     private final ThreadPoolExecutor workers;
     private final int threads;
@@ -160,14 +163,15 @@ public final class ShimProxy implements AutoCloseable {
         this.shimHealth = new ShimHealthCache(client, URI.create(shimBase + HEALTH_PATH), shim, shimTimeout, MAX_HEALTH_BYTES);
         this.calls = new UpstreamCalls(limits.upstream(), limits.hangingAfter());
         jdkServerDefaults();
+        this.server = HttpServer.create(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 128);
+        server.createContext("/", this::handle);
+        server.setExecutor(front);
         try {
-            this.server = HttpServer.create(listen.socketAddress(), BACKLOG);
+            this.listener = new ProxyFront(listen.socketAddress(), server.getAddress(), HEALTH_PATH, this::healthAnswer);
         } catch (IOException e) {
             calls.close();
             throw new IOException("dstack.listen " + listen + ": cannot listen (" + e.getMessage() + ")", e);
         }
-        server.createContext("/", this::handle);
-        server.setExecutor(front);
     }
 
     private static ThreadPoolExecutor pool(String prefix, int threads, int queue) {
@@ -184,12 +188,13 @@ public final class ShimProxy implements AutoCloseable {
 
     public ShimProxy start() {
         server.start();
+        listener.start();
         LOG.info("dstack shim health proxy on {} in front of {}", address(), shim);
         return this;
     }
 
     public InetSocketAddress address() {
-        return server.getAddress();
+        return listener.address();
     }
 
     /**
@@ -210,6 +215,7 @@ public final class ShimProxy implements AutoCloseable {
 
     @Override
     public void close() {
+        listener.close();
         server.stop(0);
         workers.shutdownNow();
         front.shutdownNow();
@@ -285,10 +291,24 @@ public final class ShimProxy implements AutoCloseable {
         }
     }
 
+    /** The health route on a connection the JDK server holds (relayed keep-alive connections). */
     private void answerHealth(HttpExchange ex) throws IOException {
-        stats.healthAnswers.increment();
         drain(ex.getRequestBody());
-        ShimHealth sh = shimHealth.get();
+        byte[] body = healthBody(shimHealth.get());
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(200, body.length);
+        ex.getResponseBody().write(body);
+    }
+
+    /** The health route's answer for {@link ProxyFront}: complete at once when the shim's part is in memory. */
+    private CompletableFuture<byte[]> healthAnswer() {
+        stats.requests.increment();
+        CompletableFuture<ShimHealth> sh = shimHealth.current();
+        return sh.isDone() ? CompletableFuture.completedFuture(healthBody(sh.join())) : sh.thenApply(this::healthBody);
+    }
+
+    private byte[] healthBody(ShimHealth sh) {
+        stats.healthAnswers.increment();
         if (sh instanceof ShimHealth.Down) {
             stats.shimDownAnswers.increment();
         } else if (sh instanceof ShimHealth.Malformed) {
@@ -297,16 +317,17 @@ public final class ShimProxy implements AutoCloseable {
         Verdict v = verdict.get();
         OnUnknown u = onUnknown.get();
         HealthBody last = lastHealth;
-        byte[] body;
         if (last != null && last.verdict() == v && last.shim() == sh && last.onUnknown() == u) {
-            body = last.body();
-        } else {
-            body = JSON.std.asBytes(HealthMerge.merge(sh, v, u));
-            lastHealth = new HealthBody(v, sh, u, body);
+            return last.body();
         }
-        ex.getResponseHeaders().set("Content-Type", "application/json");
-        ex.sendResponseHeaders(200, body.length);
-        ex.getResponseBody().write(body);
+        byte[] body;
+        try {
+            body = JSON.std.asBytes(HealthMerge.merge(sh, v, u));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        lastHealth = new HealthBody(v, sh, u, body);
+        return body;
     }
 
     private void forward(HttpExchange ex, UpstreamCalls.Call call) throws IOException {

@@ -111,6 +111,7 @@ public final class NhcMetrics implements MultiCollector {
         if (proxy != null) {
             out.add(counter("nhc_proxy_requests", "requests to the shim health proxy", proxy.requests.sum(), Labels.EMPTY));
             out.add(counter("nhc_proxy_upstream_errors", "forwarded requests that got no answer from dstack-shim", proxy.upstreamErrors.sum(), Labels.EMPTY));
+            out.add(counter("nhc_proxy_refused", "pass-through requests answered 503 because every worker was busy", proxy.refused.sum(), Labels.EMPTY));
             out.add(CounterSnapshot.builder().name("nhc_proxy_health_answers").help("health answers given to dstack, by the state of the shim's own answer")
                     .dataPoint(cpoint(proxy.healthAnswers.sum() - proxy.shimDownAnswers.sum() - proxy.shimMalformedAnswers.sum(), Labels.of("shim", "ok")))
                     .dataPoint(cpoint(proxy.shimDownAnswers.sum(), Labels.of("shim", "down")))

@@ -73,6 +73,9 @@ final class ProxyFront implements AutoCloseable {
     private final Health health;
     private final Deadlines deadlines;
     private final Thread loop;
+    private final SelectionKey listenerKey;
+    /** When accepting failed (out of file descriptors): accepting pauses until then instead of spinning. */
+    private long acceptPausedUntil;
     /** Touched by the loop thread only. */
     private final Set<Conn> conns = new HashSet<>();
     /** Work for the loop thread from other threads (a health answer that came later). */
@@ -97,7 +100,7 @@ final class ProxyFront implements AutoCloseable {
         try {
             listener.bind(listen, BACKLOG);
             listener.configureBlocking(false);
-            listener.register(selector, SelectionKey.OP_ACCEPT);
+            this.listenerKey = listener.register(selector, SelectionKey.OP_ACCEPT);
         } catch (IOException e) {
             listener.close();
             selector.close();
@@ -144,7 +147,14 @@ final class ProxyFront implements AutoCloseable {
                         continue;
                     }
                     if (k.channel() == listener) {
-                        accept();
+                        try {
+                            accept();
+                        } catch (IOException e) {
+                            // Out of file descriptors, say: the connection stays queued and would wake us at once again.
+                            LOG.warn("proxy: cannot accept a connection ({}); pausing accepts for a moment", e.toString());
+                            listenerKey.interestOps(0);
+                            acceptPausedUntil = System.nanoTime() + SWEEP_NANOS;
+                        }
                         continue;
                     }
                     Conn c = (Conn) k.attachment();
@@ -192,6 +202,10 @@ final class ProxyFront implements AutoCloseable {
 
     /** Ends connections past their deadlines. */
     private void sweep(long now) {
+        if (acceptPausedUntil != 0 && now - acceptPausedUntil >= 0) {
+            acceptPausedUntil = 0;
+            listenerKey.interestOps(SelectionKey.OP_ACCEPT);
+        }
         for (Conn c : new ArrayList<>(conns)) {
             long in = now - c.since;
             if (c.state == State.IDLE && in > deadlines.idle().toNanos()) {

@@ -283,7 +283,7 @@ class ShimProxyTest {
                 try (Socket s = broken.accept()) {
                     s.getInputStream().read(new byte[4096]);
                     s.getOutputStream().write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                            + "6\r\npartial\r\n").getBytes(StandardCharsets.US_ASCII));
+                            + "7\r\npartial\r\n").getBytes(StandardCharsets.US_ASCII));
                     s.getOutputStream().flush();
                     headersSeen.await(10, java.util.concurrent.TimeUnit.SECONDS);
                     s.setSoLinger(true, 0); // RST instead of FIN: the shim died mid-answer

@@ -390,11 +390,16 @@ public final class ProcessRunner {
         if (m == null) {
             return e.getClass().getSimpleName();
         }
-        // "Cannot run program "x": error=2, No such file or directory" -> the part after the errno
+        // JDK 17: "Cannot run program "x": error=2, No such file or directory" -> the part after the errno;
+        // JDK 25: "Cannot run program "x": Exec failed, error: 2 (No such file or directory) " -> the part in brackets
         int i = m.indexOf("error=");
         if (i >= 0) {
             int comma = m.indexOf(", ", i);
             return comma >= 0 ? m.substring(comma + 2) : m.substring(i);
+        }
+        java.util.regex.Matcher errno = java.util.regex.Pattern.compile("error: \\d+ \\(([^)]*)\\)").matcher(m);
+        if (errno.find()) {
+            return errno.group(1);
         }
         return m;
     }

@@ -1,5 +1,6 @@
 package dev.nhc.cli;
 
+import dev.nhc.checks.capture.CaptureFile;
 import dev.nhc.checks.dcgm.DcgmiOutputs;
 import dev.nhc.checks.gpu.GpuSource;
 import dev.nhc.checks.gpu.capture.CaptureGpuSource;
@@ -101,10 +102,6 @@ final class ReplayCommand implements Callable<Integer> {
                     + " or --ibstat");
             return ExitCodes.INVALID;
         }
-        if (kernelLog != null && !Files.isReadable(kernelLog)) {
-            System.err.println("nhc: cannot read " + kernelLog + "; nothing was judged");
-            return ExitCodes.INVALID;
-        }
         DcgmiOutputs dcgmi = null;
         if (dcgmiHealth != null || dcgmiDiag != null) {
             try {
@@ -118,6 +115,9 @@ final class ReplayCommand implements Callable<Integer> {
         if (ibstatFile != null) {
             try {
                 ibstat = IbstatParser.parse(ibstatFile);
+            } catch (CaptureFile.Refused e) {
+                System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
             } catch (IOException e) {
                 System.err.println("nhc: cannot read " + ibstatFile + ": " + e.getMessage() + "; nothing was judged");
                 return ExitCodes.INVALID;
@@ -134,6 +134,9 @@ final class ReplayCommand implements Callable<Integer> {
             GpuCapture c;
             try {
                 c = NvidiaSmiQParser.parse(file);
+            } catch (CaptureFile.Refused e) {
+                System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
             } catch (IOException e) {
                 System.err.println("nhc: cannot read " + file + ": " + e.getMessage() + "; nothing was judged");
                 return ExitCodes.INVALID;
@@ -148,6 +151,35 @@ final class ReplayCommand implements Callable<Integer> {
                 capture = capture == null ? c : capture.merge(c);
             } catch (CaptureParseException e) {
                 System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            }
+        }
+        Path scratch;
+        try {
+            // Rates and for: N need history a capture does not have: a throw-away state, never the node's.
+            scratch = Files.createTempDirectory("nhc-replay");
+        } catch (IOException e) {
+            System.err.println("nhc: cannot create a scratch directory for the replay: " + e.getMessage());
+            return ExitCodes.INTERNAL;
+        }
+        try {
+            return judge(plan, capture, dcgmi, ibstat, scratch);
+        } finally {
+            deleteQuietly(scratch);
+        }
+    }
+
+    private Integer judge(Plan plan, GpuCapture capture, DcgmiOutputs dcgmi, IbstatCapture ibstat, Path scratch) {
+        Path log = null;
+        if (kernelLog != null) {
+            try {
+                // Streamed by the reader, so only bounded and checked here; a pipe is copied into the scratch directory.
+                log = CaptureFile.kernelLog(kernelLog, Files.createDirectory(scratch.resolve("capture")));
+            } catch (CaptureFile.Refused e) {
+                System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            } catch (IOException e) {
+                System.err.println("nhc: cannot read " + kernelLog + ": " + e.getMessage() + "; nothing was judged");
                 return ExitCodes.INVALID;
             }
         }
@@ -184,79 +216,67 @@ final class ReplayCommand implements Callable<Integer> {
         Plan replayed = plan.withChecks(checks);
         PlanExecutor executor = new PlanExecutor(Clock.systemUTC());
 
-        Path scratch = null;
-        try {
-            // Rates and for: N need history a capture does not have: a throw-away state, never the node's.
-            scratch = Files.createTempDirectory("nhc-replay");
-            Map<String, CheckResult> byName = new LinkedHashMap<>();
-            Verdict ran = null;
-            if (!replayable.isEmpty()) {
-                Map<Class<?>, Object> services = new LinkedHashMap<>();
-                services.put(GpuSource.class, capture != null ? new CaptureGpuSource(capture) : CaptureGpuSource.none());
-                if (capture != null) {
-                    Map<String, Integer> byPci = new LinkedHashMap<>();
-                    capture.gpus().forEach(g -> {
-                        if (g.pciBusId() != null) {
-                            byPci.put(XidEvent.normalizePci(g.pciBusId()), g.index());
-                        }
-                    });
-                    PciToGpu pciToGpu = bus -> java.util.Optional.ofNullable(byPci.get(bus));
-                    services.put(PciToGpu.class, pciToGpu);
-                }
-                if (dcgmi != null) {
-                    services.put(DcgmiOutputs.class, dcgmi);
-                }
-                if (kernelLog != null) {
-                    services.put(KernelLogCapture.class, new KernelLogCapture(kernelLog));
-                }
-                if (ibstat != null) {
-                    services.put(IbPortsSource.class, ibstat);
-                }
-                RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable).withServices(services);
-                ran = executor.run(req);
-                ran.checks().forEach(r -> byName.put(r.name(), r));
-            }
-            List<CheckResult> all = new ArrayList<>();
-            for (PlannedCheck p : checks) {
-                CheckResult r = byName.get(p.name());
-                all.add(r != null ? r : CheckResult.skipped(p.name(), p.check().use(), p.spec().tags(),
-                        "replay: no capture holds data for " + p.check().use()));
-            }
-            Verdict verdict = executor.policy().verdict(node, ran == null ? java.time.Instant.now() : ran.started(),
-                    ran == null ? 0 : ran.durationMs(), all);
-            List<String> notes = new ArrayList<>();
+        Map<String, CheckResult> byName = new LinkedHashMap<>();
+        Verdict ran = null;
+        if (!replayable.isEmpty()) {
+            Map<Class<?>, Object> services = new LinkedHashMap<>();
+            services.put(GpuSource.class, capture != null ? new CaptureGpuSource(capture) : CaptureGpuSource.none());
             if (capture != null) {
-                notes.add("replayed " + capture.source() + " (" + capture.gpus().size() + " GPU"
-                        + (capture.gpus().size() == 1 ? "" : "s") + (capture.driverVersion() == null ? "" : ", driver " + capture.driverVersion()) + ")");
-            }
-            if (kernelLog != null) {
-                notes.add("replayed kernel log " + kernelLog);
+                Map<String, Integer> byPci = new LinkedHashMap<>();
+                capture.gpus().forEach(g -> {
+                    if (g.pciBusId() != null) {
+                        byPci.put(XidEvent.normalizePci(g.pciBusId()), g.index());
+                    }
+                });
+                PciToGpu pciToGpu = bus -> java.util.Optional.ofNullable(byPci.get(bus));
+                services.put(PciToGpu.class, pciToGpu);
             }
             if (dcgmi != null) {
-                notes.add("replayed dcgmi output " + (dcgmiHealth != null ? dcgmiHealth + " " : "") + (dcgmiDiag != null ? dcgmiDiag : ""));
+                services.put(DcgmiOutputs.class, dcgmi);
+            }
+            if (kernelLog != null) {
+                services.put(KernelLogCapture.class, new KernelLogCapture(log));
             }
             if (ibstat != null) {
-                notes.add("replayed ibstat output " + ibstatFile + " (" + ibstat.ports().size() + " port" + (ibstat.ports().size() == 1 ? "" : "s")
-                        + "; ibstat prints no counters, so ib.ports flap rules are not judged)");
-                for (String panic : ibstat.panics()) {
-                    notes.add("ibstat reported: " + panic + " (judged the ports it printed)");
-                }
+                services.put(IbPortsSource.class, ibstat);
             }
-            if (json) {
-                System.out.println(JsonReport.render(verdict, notes));
-            } else {
-                System.out.print(TextReport.render(verdict, verbose, notes));
-            }
-            System.out.flush();
-            return executor.policy().exitCode(verdict.severity(), false);
-        } catch (IOException e) {
-            System.err.println("nhc: cannot create a scratch directory for the replay: " + e.getMessage());
-            return ExitCodes.INTERNAL;
-        } finally {
-            if (scratch != null) {
-                deleteQuietly(scratch);
+            RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable).withServices(services);
+            ran = executor.run(req);
+            ran.checks().forEach(r -> byName.put(r.name(), r));
+        }
+        List<CheckResult> all = new ArrayList<>();
+        for (PlannedCheck p : checks) {
+            CheckResult r = byName.get(p.name());
+            all.add(r != null ? r : CheckResult.skipped(p.name(), p.check().use(), p.spec().tags(),
+                    "replay: no capture holds data for " + p.check().use()));
+        }
+        Verdict verdict = executor.policy().verdict(node, ran == null ? java.time.Instant.now() : ran.started(),
+                ran == null ? 0 : ran.durationMs(), all);
+        List<String> notes = new ArrayList<>();
+        if (capture != null) {
+            notes.add("replayed " + capture.source() + " (" + capture.gpus().size() + " GPU"
+                    + (capture.gpus().size() == 1 ? "" : "s") + (capture.driverVersion() == null ? "" : ", driver " + capture.driverVersion()) + ")");
+        }
+        if (kernelLog != null) {
+            notes.add("replayed kernel log " + kernelLog);
+        }
+        if (dcgmi != null) {
+            notes.add("replayed dcgmi output " + (dcgmiHealth != null ? dcgmiHealth + " " : "") + (dcgmiDiag != null ? dcgmiDiag : ""));
+        }
+        if (ibstat != null) {
+            notes.add("replayed ibstat output " + ibstatFile + " (" + ibstat.ports().size() + " port" + (ibstat.ports().size() == 1 ? "" : "s")
+                    + "; ibstat prints no counters, so ib.ports flap rules are not judged)");
+            for (String panic : ibstat.panics()) {
+                notes.add("ibstat reported: " + panic + " (judged the ports it printed)");
             }
         }
+        if (json) {
+            System.out.println(JsonReport.render(verdict, notes));
+        } else {
+            System.out.print(TextReport.render(verdict, verbose, notes));
+        }
+        System.out.flush();
+        return executor.policy().exitCode(verdict.severity(), false);
     }
 
     private static void deleteQuietly(Path dir) {

@@ -15,6 +15,8 @@ import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -230,6 +232,22 @@ class GpuProbesThroughFakeNvmlTest {
         assertThat(only(v, "gpu.inventory")).satisfies(f -> {
             assertThat(f.severity()).isEqualTo(Severity.FAIL);
             assertThat(f.message()).contains("not responding: nvmlInit_v2 blocked >");
+        });
+    }
+
+    /** Issue 13 item 14: init returned, then the count or the driver version hung; the message named nvmlInit_v2. */
+    @ParameterizedTest
+    @ValueSource(strings = {"nvmlDeviceGetCount_v2", "nvmlSystemGetDriverVersion"})
+    void aHangAfterInitNamesTheCallThatBlocked(String call) throws Exception {
+        var scenario = FakeNvml.scenario(FakeNvml.healthyH100s(2));
+        scenario.put("delays_ms", Map.of(call, 30_000));
+        FakeNvml.use(scenario);
+
+        Verdict v = assertTimeoutPreemptively(Duration.ofSeconds(9), () -> run("gpu.inventory", "{ count: 2 }"));
+
+        assertThat(only(v, "gpu.inventory")).satisfies(f -> {
+            assertThat(f.severity()).isEqualTo(Severity.FAIL);
+            assertThat(f.message()).contains("not responding: " + call + " blocked >").doesNotContain("nvmlInit_v2");
         });
     }
 

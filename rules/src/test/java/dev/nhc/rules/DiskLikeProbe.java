@@ -17,7 +17,7 @@ final class DiskLikeProbe implements Probe {
     static final String NAME = "test.disk";
 
     static final ProbeSpec SPEC = ProbeSpec.builder(NAME, "a disk-like probe for rule tests")
-            .entities("one per mount")
+            .entities(dev.nhc.model.Entity.Kind.MOUNT, "one per mount")
             .field("used_percent", Unit.PERCENT, "space used")
             .field("free_bytes", Unit.BYTES, "space free")
             .field("temp", Unit.CELSIUS, "temperature")

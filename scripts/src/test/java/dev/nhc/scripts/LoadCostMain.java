@@ -1,5 +1,6 @@
 package dev.nhc.scripts;
 
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.PriorObservations;
 import dev.nhc.engine.plan.ProbeRegistry;
@@ -31,8 +32,8 @@ public final class LoadCostMain {
                     "max_output", 1024L)));
         } else if (mode.equals("js")) {
             ctx.service(PriorObservations.class, prior(Map.of("gpus", List.of(
-                    Observation.of("gpu0").put("temperature", 91L).put("power", 120.0).build(),
-                    Observation.of("gpu1").put("temperature", 50L).put("power", 300.0).build()))));
+                    Observation.of(Entity.gpu(0, null)).put("temperature", 91L).put("power", 120.0).build(),
+                    Observation.of(Entity.gpu(1, null)).put("temperature", 50L).put("power", 300.0).build()))));
             r = registry.find("script.js").orElseThrow().probe(ctx.params(Map.of("timeout", Duration.ofSeconds(20), "allow_read", List.of(),
                     "source", "Object.entries(observations.gpus).filter(([g, f]) => f.temperature > 85 && f.power < 150)"
                             + ".map(([g, f]) => ({entity: g, severity: 'warn', message: g + ' hot at low power'}))")));

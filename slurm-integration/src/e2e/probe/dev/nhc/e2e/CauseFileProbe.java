@@ -1,8 +1,8 @@
 package dev.nhc.e2e;
 
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
@@ -20,29 +20,33 @@ import java.time.Instant;
  * start to a file, and holds the run while a "hold" file exists, so the harness can act mid-run.
  */
 public final class CauseFileProbe implements Probe {
+    private static final ParamSpec<String> PATH = ParamSpec.text("path", "the cause file").required();
+    private static final ParamSpec<String> RUNS = ParamSpec.text("runs", "file that gets one line per run");
+    private static final ParamSpec<String> HOLD = ParamSpec.text("hold", "while this file exists, the probe waits");
+
     @Override
     public ProbeSpec spec() {
         return ProbeSpec.builder("e2e.cause", "end-to-end test: is the cause file there (test only)")
-                .param(ParamSpec.required("path", ParamType.STRING, "the cause file"))
-                .param(ParamSpec.optional("runs", ParamType.STRING, null, "file that gets one line per run"))
-                .param(ParamSpec.optional("hold", ParamType.STRING, null, "while this file exists, the probe waits"))
+                .param(PATH)
+                .param(RUNS)
+                .param(HOLD)
                 .field("present", Unit.COUNT, "1 when the cause file exists")
                 .build();
     }
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        if (ctx.params().has("runs")) {
-            Files.writeString(Path.of(ctx.params().string("runs")), Instant.now() + " " + ProcessHandle.current().pid() + "\n",
+        if (RUNS.get(ctx.params()) != null) {
+            Files.writeString(Path.of(RUNS.get(ctx.params())), Instant.now() + " " + ProcessHandle.current().pid() + "\n",
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         }
-        if (ctx.params().has("hold")) {
-            Path hold = Path.of(ctx.params().string("hold"));
+        if (HOLD.get(ctx.params()) != null) {
+            Path hold = Path.of(HOLD.get(ctx.params()));
             while (Files.exists(hold) && Instant.now().isBefore(ctx.deadline())) {
                 Thread.sleep(50);
             }
         }
-        long present = Files.exists(Path.of(ctx.params().string("path"))) ? 1 : 0;
-        return ProbeResult.of(Observation.of("node").put("present", present).build());
+        long present = Files.exists(Path.of(PATH.get(ctx.params()))) ? 1 : 0;
+        return ProbeResult.of(Observation.of(Entity.NODE).put("present", present).build());
     }
 }

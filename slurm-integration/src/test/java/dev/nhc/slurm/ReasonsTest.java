@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ReasonsTest {
     static Finding fail(String check, String entity, String message) {
-        return new Finding(check, entity, Severity.FAIL, message, null, null, null);
+        return new Finding(check, dev.nhc.model.Entity.of(dev.nhc.model.Entity.Kind.OTHER, entity), Severity.FAIL, message, null, null, null);
     }
 
     @Test

@@ -1,8 +1,8 @@
 package dev.nhc.cli.testprobes;
 
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
@@ -17,27 +17,31 @@ import java.nio.file.Path;
  * run open for exactly as long as it needs. Loaded only by the CLI's process tests.
  */
 public final class SleepProbe implements Probe {
+    private static final ParamSpec<String> UNTIL = ParamSpec.text("until", "file whose existence ends the wait");
+    private static final ParamSpec<String> STARTED = ParamSpec.text("started", "file created when the probe starts");
+    private static final ParamSpec<Long> VALUE = ParamSpec.integer("value", "the value to report").defaultValue(0L);
+
     @Override
     public ProbeSpec spec() {
         return ProbeSpec.builder("test.wait", "waits for a file, then reports a value (test only)")
-                .param(ParamSpec.optional("until", ParamType.STRING, null, "file whose existence ends the wait"))
-                .param(ParamSpec.optional("started", ParamType.STRING, null, "file created when the probe starts"))
-                .param(ParamSpec.optional("value", ParamType.INTEGER, 0L, "the value to report"))
+                .param(UNTIL)
+                .param(STARTED)
+                .param(VALUE)
                 .field("value", Unit.COUNT, "the value")
                 .build();
     }
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        if (ctx.params().has("started")) {
-            Files.writeString(Path.of(ctx.params().string("started")), "started");
+        if (STARTED.get(ctx.params()) != null) {
+            Files.writeString(Path.of(STARTED.get(ctx.params())), "started");
         }
-        if (ctx.params().has("until")) {
-            Path until = Path.of(ctx.params().string("until"));
+        if (UNTIL.get(ctx.params()) != null) {
+            Path until = Path.of(UNTIL.get(ctx.params()));
             while (!Files.exists(until)) {
                 Thread.sleep(20);
             }
         }
-        return ProbeResult.of(Observation.of("node").put("value", ctx.params().integer("value")).build());
+        return ProbeResult.of(Observation.of(Entity.NODE).put("value", VALUE.get(ctx.params())).build());
     }
 }

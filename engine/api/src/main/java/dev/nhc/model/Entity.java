@@ -52,18 +52,6 @@ public record Entity(Kind kind, String id, String label, String pciBusId) {
         return new Entity(kind, id, label, null);
     }
 
-    /** Transition only: an entity known by its label alone ("GPU 3" still becomes a GPU). */
-    @Deprecated(forRemoval = true)
-    public static Entity legacy(String label) {
-        if (label == null || label.equals("node")) {
-            return NODE;
-        }
-        if (label.startsWith("GPU ") && label.length() < 11 && label.substring(4).chars().allMatch(Character::isDigit)) {
-            return gpu(Integer.parseInt(label.substring(4)), null);
-        }
-        return of(Kind.OTHER, label);
-    }
-
     /** The GPU index, for GPU entities that have one. */
     public OptionalInt gpuIndex() {
         if (kind != Kind.GPU) {

@@ -21,19 +21,6 @@ public record Finding(String check, Entity entity, Severity severity, String mes
         observed = observed == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(observed));
     }
 
-    /** Transition only: removed once every probe only observes. */
-    @Deprecated(forRemoval = true)
-    public Finding(String check, String entity, Severity severity, String message, Remedy remedy, SlurmState slurmState,
-                   Map<String, Object> observed) {
-        this(check, Entity.legacy(entity), severity, message, remedy, slurmState, observed);
-    }
-
-    /** Transition only: removed once every probe only observes. */
-    @Deprecated(forRemoval = true)
-    public static Finding of(String entity, Severity severity, String message) {
-        return new Finding(null, Entity.legacy(entity), severity, message, Remedy.NONE, null, Map.of());
-    }
-
     public static Finding of(String check, Entity entity, Severity severity, String message) {
         return new Finding(check, entity, severity, message, Remedy.NONE, null, Map.of());
     }

@@ -34,12 +34,6 @@ public record Observation(Entity entity, Map<String, Object> fields, String prob
         return problem == null;
     }
 
-    /** Transition only: removed once every probe names its entities by kind. */
-    @Deprecated(forRemoval = true)
-    public static Builder of(String label) {
-        return new Builder(Entity.legacy(label));
-    }
-
     public static Builder of(Entity entity) {
         return new Builder(entity);
     }

@@ -182,16 +182,4 @@ public final class ParamSpec<T> {
     public String toString() {
         return name + " (" + type.label() + ")";
     }
-
-    // Transition only: the untyped factories of nhc 0.1, removed once every probe declares typed params.
-
-    @Deprecated(forRemoval = true)
-    public static ParamSpec<Object> required(String name, ParamType type, String description) {
-        return new ParamSpec<>(name, type, true, null, description, List.of(), null);
-    }
-
-    @Deprecated(forRemoval = true)
-    public static ParamSpec<Object> optional(String name, ParamType type, Object defaultValue, String description) {
-        return new ParamSpec<>(name, type, false, defaultValue, description, List.of(), null);
-    }
 }

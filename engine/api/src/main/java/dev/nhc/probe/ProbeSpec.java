@@ -87,13 +87,6 @@ public record ProbeSpec(String name, String description, Set<String> tags, Entit
             return this;
         }
 
-        /** Transition only: the untyped form of nhc 0.1. */
-        @Deprecated(forRemoval = true)
-        public Builder entities(String description) {
-            this.entities = description;
-            return this;
-        }
-
         public Builder param(ParamSpec<?> p) {
             params.add(p);
             return this;

@@ -72,12 +72,12 @@ class ConfigLoaderTest {
         assertEquals(Duration.ofSeconds(10), c.settings().checkTimeout());
         assertEquals(2, c.checks().size());
         CheckConfig gpus = c.check("gpus").orElseThrow();
-        assertEquals(8L, gpus.with().integer("count"));
+        assertEquals(8L, gpus.with().raw("count"));
         assertEquals(Duration.ofHours(6), gpus.every());
         assertTrue(gpus.on().matches("gpu-003"));
         assertTrue(!gpus.on().matches("login1"));
-        assertEquals("/", c.check("root-fs").orElseThrow().with().string("mount"));
-        assertEquals(0L, c.check("root-fs").orElseThrow().with().integer("value"), "defaults are filled in");
+        assertEquals("/", c.check("root-fs").orElseThrow().with().raw("mount"));
+        assertEquals(0L, c.check("root-fs").orElseThrow().with().raw("value"), "defaults are filled in");
     }
 
     @Test
@@ -178,7 +178,7 @@ class ConfigLoaderTest {
     @Test
     void yamlBooleanLookalikesStayText() throws Exception {
         Config c = configOf(write("nhc: 1\nchecks:\n  - name: x\n    use: disk.usage\n    with: { mount: no }\n    on: [ \"n*\" ]\n"));
-        assertEquals("no", c.check("x").orElseThrow().with().string("mount"));
+        assertEquals("no", c.check("x").orElseThrow().with().raw("mount"));
     }
 
     @Test

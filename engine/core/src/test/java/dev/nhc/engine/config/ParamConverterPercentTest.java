@@ -21,16 +21,16 @@ class ParamConverterPercentTest {
     @Test
     void acceptsPercentWithAndWithoutSign() throws Exception {
         Problems problems = new Problems();
-        assertEquals(2.5, convert("tolerance: 2.5%", problems).number("tolerance"));
-        assertEquals(3.0, convert("tolerance: 3", problems).number("tolerance"));
-        assertEquals(7.0, convert("tolerance: '7'", problems).number("tolerance"));
+        assertEquals(2.5, convert("tolerance: 2.5%", problems).raw("tolerance"));
+        assertEquals(3.0, convert("tolerance: 3", problems).raw("tolerance"));
+        assertEquals(7.0, convert("tolerance: '7'", problems).raw("tolerance"));
         assertTrue(problems.isEmpty(), problems.list().toString());
     }
 
     @Test
     void defaultAppliesWhenAbsent() throws Exception {
         Problems problems = new Problems();
-        assertEquals(5.0, convert("{}", problems).number("tolerance"));
+        assertEquals(5.0, convert("{}", problems).raw("tolerance"));
     }
 
     @Test

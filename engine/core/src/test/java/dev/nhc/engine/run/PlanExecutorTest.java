@@ -4,6 +4,7 @@ import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Severity;
@@ -69,7 +70,7 @@ class PlanExecutorTest {
 
     @Test
     void aProbeLearnsWhichFieldsTheEvaluatorSaysTheCheckReads() throws Exception {
-        probes.add(new ScriptedProbe("test.fields", false, ctx -> ProbeResult.of(Observation.of("node")
+        probes.add(new ScriptedProbe("test.fields", false, ctx -> ProbeResult.of(Observation.of(Entity.NODE)
                 .put("value", ctx.fieldWanted("value") ? 1 : 0)
                 .put("used_percent", ctx.fieldWanted("used_percent") ? 1 : 0).build())));
         Plan c = config("  - { name: f, use: test.fields }\n");
@@ -91,7 +92,7 @@ class PlanExecutorTest {
     @Test
     void aHungProbeIsAbandonedAtItsTimeoutAndNamedWhileTheOthersFinish() throws Exception {
         probes.add(new ScriptedProbe("test.hang", false, ctx -> hangForever()));
-        probes.add(new ScriptedProbe("test.ok", false, ctx -> ProbeResult.of(Observation.of("node").put("value", 1).build())));
+        probes.add(new ScriptedProbe("test.ok", false, ctx -> ProbeResult.of(Observation.of(Entity.NODE).put("value", 1).build())));
         Plan c = config("  - { name: stuck, use: test.hang }\n  - { name: fine, use: test.ok }\n");
         long t0 = System.nanoTime();
         Verdict v = run(c);
@@ -124,8 +125,8 @@ class PlanExecutorTest {
         ScriptedProbe.Behaviour meet = ctx -> {
             both.countDown();
             // Each waits for the other: only parallel execution lets both pass.
-            return both.await(2, TimeUnit.SECONDS) ? ProbeResult.of(Observation.of("node").put("value", 1).build())
-                    : ProbeResult.builder().finding(Finding.of("node", Severity.FAIL, "ran alone")).build();
+            return both.await(2, TimeUnit.SECONDS) ? ProbeResult.of(Observation.of(Entity.NODE).put("value", 1).build())
+                    : ProbeResult.builder().finding(Finding.of(null, Entity.NODE, Severity.FAIL, "ran alone")).build();
         };
         probes.add(new ScriptedProbe("test.a", false, meet));
         probes.add(new ScriptedProbe("test.b", false, meet));
@@ -152,7 +153,7 @@ class PlanExecutorTest {
         AtomicInteger calls = new AtomicInteger();
         probes.add(new ScriptedProbe("test.fail", false, ctx -> {
             calls.incrementAndGet();
-            return ProbeResult.builder().finding(Finding.of("node", Severity.FAIL, "bad")).build();
+            return ProbeResult.builder().finding(Finding.of(null, Entity.NODE, Severity.FAIL, "bad")).build();
         }));
         Verdict v = run(config("  - { name: login-only, use: test.fail, on: \"login*\" }\n"));
         assertEquals(CheckStatus.SKIPPED, check(v, "login-only").status());
@@ -165,7 +166,7 @@ class PlanExecutorTest {
         AtomicInteger calls = new AtomicInteger();
         probes.add(new ScriptedProbe("test.diag", false, ctx -> {
             calls.incrementAndGet();
-            return ProbeResult.builder().finding(Finding.of("GPU 0", Severity.FAIL, "pcie test failed")).build();
+            return ProbeResult.builder().finding(Finding.of(null, Entity.gpu(0, null), Severity.FAIL, "pcie test failed")).build();
         }));
         Plan c = config("  - { name: diag, use: test.diag, every: 6h }\n");
         StateStore state = new StateStore(dir);
@@ -186,7 +187,7 @@ class PlanExecutorTest {
         AtomicInteger calls = new AtomicInteger();
         probes.add(new ScriptedProbe("test.busy", false, ctx -> {
             calls.incrementAndGet();
-            return ProbeResult.builder().finding(Finding.of("GPU 0", Severity.FAIL, "from an earlier diag")).build().asCarriedOver();
+            return ProbeResult.builder().finding(Finding.of(null, Entity.gpu(0, null), Severity.FAIL, "from an earlier diag")).build().asCarriedOver();
         }));
         Plan c = config("  - { name: diag, use: test.busy, every: 6h }\n");
         StateStore state = new StateStore(dir);
@@ -200,12 +201,12 @@ class PlanExecutorTest {
 
     @Test
     void runsLastProbesSeeTheOthersObservations() throws Exception {
-        probes.add(new ScriptedProbe("test.temp", false, ctx -> ProbeResult.of(Observation.of("GPU 0").put("value", 91).build())));
+        probes.add(new ScriptedProbe("test.temp", false, ctx -> ProbeResult.of(Observation.of(Entity.gpu(0, null)).put("value", 91).build())));
         ProbeSpec lastSpec = ProbeSpec.builder("test.js", "judges others").runsLast().build();
         probes.add(new ScriptedProbe(lastSpec, ctx -> {
             PriorObservations prior = ctx.service(PriorObservations.class).orElseThrow();
             Object temp = prior.byCheck().get("temp").get(0).get("value");
-            return ProbeResult.builder().finding(Finding.of("GPU 0", Severity.WARN, "temperature " + temp)).build();
+            return ProbeResult.builder().finding(Finding.of(null, Entity.gpu(0, null), Severity.WARN, "temperature " + temp)).build();
         }));
         Verdict v = run(config("  - { name: combined, use: test.js }\n  - { name: temp, use: test.temp }\n"));
         assertEquals("temperature 91", check(v, "combined").findings().get(0).message());
@@ -216,7 +217,7 @@ class PlanExecutorTest {
     void probesReadTheSystemUnderTheConfiguredRoot() throws Exception {
         java.nio.file.Files.createDirectories(dir.resolve("root/proc"));
         java.nio.file.Files.writeString(dir.resolve("root/proc/loadavg"), "0.5 0.4 0.3 1/100 42\n");
-        probes.add(new ScriptedProbe("test.read", false, ctx -> ProbeResult.of(Observation.of("node")
+        probes.add(new ScriptedProbe("test.read", false, ctx -> ProbeResult.of(Observation.of(Entity.NODE)
                 .put("value", java.nio.file.Files.readString(ctx.sys("/proc/loadavg")).length()).build())));
         String yaml = "nhc: 1\nsettings: { root: " + dir.resolve("root") + ", state_dir: " + dir + " }\nchecks:\n  - { name: r, use: test.read }\n";
         Plan c = new ConfigLoader(new ProbeRegistry(probes), new PassThroughRules(), List.of()).parse("t.yaml", yaml, null);

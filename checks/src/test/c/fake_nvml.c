@@ -42,6 +42,7 @@ enum {
 /* ---------------------------------------------------------------- the calls a scenario can name */
 
 enum call_id {
+    C_FABRIC_INFO, C_FABRIC_INFO_V,
     C_INIT, C_SHUTDOWN, C_DRIVER_VERSION, C_COUNT, C_HANDLE, C_NAME, C_UUID, C_PCI, C_PERSISTENCE,
     C_ECC_MODE, C_TOTAL_ECC, C_MEMORY_ERROR, C_REMAPPED_ROWS, C_RETIRED_PAGES, C_RETIRED_PENDING,
     C_CURR_GEN, C_CURR_WIDTH, C_MAX_GEN, C_MAX_WIDTH, C_REPLAY, C_NVLINK_STATE, C_NVLINK_ERRORS,
@@ -50,6 +51,7 @@ enum call_id {
 };
 
 static const char *CALL_NAMES[C_COUNT_OF_CALLS] = {
+    "nvmlDeviceGetGpuFabricInfo", "nvmlDeviceGetGpuFabricInfoV",
     "nvmlInit_v2", "nvmlShutdown", "nvmlSystemGetDriverVersion", "nvmlDeviceGetCount_v2",
     "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetName", "nvmlDeviceGetUUID", "nvmlDeviceGetPciInfo_v3",
     "nvmlDeviceGetPersistenceMode", "nvmlDeviceGetEccMode", "nvmlDeviceGetTotalEccErrors",
@@ -87,6 +89,10 @@ typedef struct {
     opt_u64 ecc_at[2][2][LOCATIONS];
     opt_u64 remap_corr, remap_unc, remap_pending, remap_failure;
     int has_remap;
+    /* NVLink fabric registration (nvmlGpuFabricInfo); absent answers NOT_SUPPORTED */
+    int has_fabric;
+    opt_u64 fabric_state, fabric_status, fabric_clique, fabric_health_mask, fabric_health_summary, fabric_struct_version;
+    unsigned char fabric_uuid[16];
     opt_u64 retired_sbe, retired_dbe, retired_pending;
     opt_u64 curr_gen, curr_width, max_gen, max_width, replay;
     int link_count;
@@ -527,6 +533,76 @@ static int read_ecc(loader *l, const jvalue *v, fake_gpu *g) {
     return 1;
 }
 
+/* "cluster_uuid": 32 hex digits, dashes anywhere, into 16 bytes. */
+static int read_uuid(loader *l, const jvalue *u, unsigned char out[16]) {
+    if (!want(l, u, J_STRING, "fabric.cluster_uuid")) {
+        return 0;
+    }
+    int n = 0;
+    for (const char *c = u->string; *c; c++) {
+        if (*c == '-') {
+            continue;
+        }
+        if (n == 16 || !isxdigit((unsigned char) c[0]) || !isxdigit((unsigned char) c[1])) {
+            n = -1;
+            break;
+        }
+        unsigned int byte;
+        sscanf(c, "%2x", &byte);
+        out[n++] = (unsigned char) byte;
+        c++;
+    }
+    if (n != 16) {
+        return lfail(l, u, "fabric.cluster_uuid must be 32 hex digits (dashes allowed), like 6b0f2a1e-0c3d-4e5f-8a9b-0c1d2e3f4a5b");
+    }
+    return 1;
+}
+
+/* "fabric": the GPU's fabric registration, as nvmlGpuFabricInfo holds it. */
+static int read_fabric(loader *l, const jvalue *v, fake_gpu *g) {
+    if (v->type == J_NULL) {
+        g->has_fabric = 0;
+        return 1;
+    }
+    if (!want(l, v, J_OBJECT, "fabric")) {
+        return 0;
+    }
+    field f[] = {{"state", &g->fabric_state}, {"status", &g->fabric_status}, {"clique_id", &g->fabric_clique},
+                 {"health_mask", &g->fabric_health_mask}, {"health_summary", &g->fabric_health_summary},
+                 {"struct_version", &g->fabric_struct_version}};
+    int n = (int) (sizeof f / sizeof f[0]);
+    for (int i = 0; i < v->count; i++) {
+        const char *k = v->keys[i];
+        if (!strcmp(k, "cluster_uuid")) {
+            if (!read_uuid(l, v->items[i], g->fabric_uuid)) {
+                return 0;
+            }
+            continue;
+        }
+        int found = 0;
+        for (int j = 0; j < n && !found; j++) {
+            if (!strcmp(f[j].key, k)) {
+                found = 1;
+                if (!read_u64(l, v->items[i], k, f[j].slot)) {
+                    return 0;
+                }
+            }
+        }
+        if (!found) {
+            return lfail(l, v->items[i], "unknown key \"%s\" in fabric (known: state, status, clique_id, cluster_uuid, "
+                                         "health_mask, health_summary, struct_version)", k);
+        }
+    }
+    if (!g->fabric_state.present || g->fabric_state.v > 3) {
+        return lfail(l, v, "fabric.state must be 0 to 3 (not supported, not started, in progress, completed)");
+    }
+    if (g->fabric_struct_version.present && (g->fabric_struct_version.v < 2 || g->fabric_struct_version.v > 3)) {
+        return lfail(l, v, "fabric.struct_version must be 2 or 3 (the newest nvmlGpuFabricInfo struct the driver knows)");
+    }
+    g->has_fabric = 1;
+    return 1;
+}
+
 static int read_gpu(loader *l, const jvalue *v, fake_gpu *g) {
     if (!want(l, v, J_OBJECT, "gpus[]")) {
         return 0;
@@ -560,6 +636,8 @@ static int read_gpu(loader *l, const jvalue *v, fake_gpu *g) {
         } else if (!strcmp(k, "retired_pages")) {
             field f[] = {{"sbe", &g->retired_sbe}, {"dbe", &g->retired_dbe}, {"pending", &g->retired_pending}};
             ok = read_fields(l, x, "retired_pages", f, 3);
+        } else if (!strcmp(k, "fabric")) {
+            ok = read_fabric(l, x, g);
         } else if (!strcmp(k, "pcie")) {
             field f[] = {{"gen", &g->curr_gen}, {"width", &g->curr_width}, {"max_gen", &g->max_gen},
                          {"max_width", &g->max_width}, {"replay_counter", &g->replay}};
@@ -1099,6 +1177,75 @@ EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(void *device, unsigned int l
     }
     const opt_u64 *slots[] = {&l->replay, &l->recovery, &l->crc_flit, &l->crc_data, &l->ecc_data};
     return put_u64(slots[counter], value);
+}
+
+/* ---------------------------------------------------------------- NVLink fabric */
+
+typedef struct {
+    unsigned char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    unsigned char state;
+} nvmlGpuFabricInfo_t;
+
+typedef struct {
+    unsigned int version;
+    unsigned char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    unsigned char state;
+    unsigned int healthMask;
+    unsigned char healthSummary;    /* v3 only */
+} nvmlGpuFabricInfo_v3_t;
+
+_Static_assert(sizeof(nvmlGpuFabricInfo_t) == 28, "nvmlGpuFabricInfo_t is 28 bytes");
+_Static_assert(sizeof(nvmlGpuFabricInfo_v3_t) == 40, "nvmlGpuFabricInfo_v3_t is 40 bytes");
+
+#define FABRIC_V2_SIZE 36u          /* sizeof(nvmlGpuFabricInfo_v2_t): v3 without healthSummary */
+#define FABRIC_V2 (FABRIC_V2_SIZE | (2u << 24))
+#define FABRIC_V3 ((unsigned int) sizeof(nvmlGpuFabricInfo_v3_t) | (3u << 24))
+
+EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(void *device, nvmlGpuFabricInfo_t *info) {
+    DEVICE_CALL(device, C_FABRIC_INFO);
+    if (!info) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    if (!g->has_fabric) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    memset(info, 0, sizeof *info);
+    memcpy(info->clusterUuid, g->fabric_uuid, sizeof info->clusterUuid);
+    info->status = (nvmlReturn_t) g->fabric_status.v;
+    info->cliqueId = (unsigned int) g->fabric_clique.v;
+    info->state = (unsigned char) g->fabric_state.v;
+    return NVML_SUCCESS;
+}
+
+/* Writes v2 or v3 as the caller's version field asks; another version is ARGUMENT_VERSION_MISMATCH, as with NVML. */
+EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(void *device, nvmlGpuFabricInfo_v3_t *info) {
+    DEVICE_CALL(device, C_FABRIC_INFO_V);
+    if (!info) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    if (!g->has_fabric) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    unsigned int version = info->version;
+    int knows_v3 = !g->fabric_struct_version.present || g->fabric_struct_version.v >= 3;
+    if (version != FABRIC_V2 && !(version == FABRIC_V3 && knows_v3)) {
+        return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    }
+    memset(info, 0, version == FABRIC_V3 ? sizeof *info : FABRIC_V2_SIZE);
+    info->version = version;
+    memcpy(info->clusterUuid, g->fabric_uuid, sizeof info->clusterUuid);
+    info->status = (nvmlReturn_t) g->fabric_status.v;
+    info->cliqueId = (unsigned int) g->fabric_clique.v;
+    info->state = (unsigned char) g->fabric_state.v;
+    info->healthMask = (unsigned int) g->fabric_health_mask.v;
+    if (version == FABRIC_V3) {
+        info->healthSummary = (unsigned char) g->fabric_health_summary.v;
+    }
+    return NVML_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- thermal and power */

@@ -50,6 +50,7 @@ public final class BuiltInProbes implements ProbeCatalog {
         r.add("gpu.thermal", GpuThermalProbe.class);
         r.add("gpu.power", GpuPowerProbe.class);
         r.add("gpu.xid", GpuXidProbe.class);
+        r.add("gpu.fabric", dev.nhc.checks.gpu.fabric.GpuFabricProbe.class);
 
         r.add("dcgm.health", DcgmHealthProbe.class);
         r.add("dcgm.diag", DcgmDiagProbe.class);

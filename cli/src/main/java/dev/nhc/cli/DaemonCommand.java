@@ -68,6 +68,9 @@ final class DaemonCommand implements Callable<Integer> {
         List<DaemonPlugin> plugins = new ArrayList<>();
         ServiceLoader.load(DaemonPlugin.class).forEach(plugins::add);
         NvmlXidEvents xids = new NvmlXidEvents();
+        if (InheritedHangup.takeBack()) {
+            System.err.println("nhc daemon: SIGHUP was ignored by whoever started nhc (nohup?); it reloads the config all the same");
+        }
         return Daemon.run(source, new PlanExecutor(Clock.systemUTC()), node, System.err, Map.of(NvmlXidEvents.class, xids), plugins,
                 List.of(new NvmlXidTrigger(xids, Clock.systemUTC()), new KernelLogTrigger()));
     }

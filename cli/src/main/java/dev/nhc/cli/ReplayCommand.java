@@ -6,6 +6,7 @@ import dev.nhc.checks.gpu.capture.CaptureGpuSource;
 import dev.nhc.checks.gpu.capture.CaptureParseException;
 import dev.nhc.checks.gpu.capture.GpuCapture;
 import dev.nhc.checks.gpu.capture.NvidiaSmiQParser;
+import dev.nhc.checks.gpu.fabric.FabricManagerLogCapture;
 import dev.nhc.checks.gpu.xid.PciToGpu;
 import dev.nhc.checks.gpu.xid.XidEvent;
 import dev.nhc.engine.config.CheckConfig;
@@ -67,6 +68,10 @@ final class ReplayCommand implements Callable<Integer> {
             description = "A kernel log (dmesg, journalctl -k, /var/log/kern.log) for gpu.xid and kernel.log checks; read whole.")
     Path kernelLog;
 
+    @Option(names = "--fabricmanager-log", paramLabel = "FILE",
+            description = "A fabric manager log (/var/log/fabricmanager.log) for gpu.fabric checks; read whole, every error judged.")
+    Path fabricManagerLog;
+
     @Option(names = "--dcgmi-health-json", paramLabel = "FILE", description = "Output of 'dcgmi health -c -j' for dcgm.health checks.")
     Path dcgmiHealth;
 
@@ -96,13 +101,19 @@ final class ReplayCommand implements Callable<Integer> {
         if (plan == null) {
             return ExitCodes.INVALID;
         }
-        if (captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null && ibstatFile == null) {
-            System.err.println("nhc: replay needs at least one capture: --nvidia-smi-q, --kernel-log, --dcgmi-health-json, --dcgmi-diag-json"
-                    + " or --ibstat");
+        if (captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null && ibstatFile == null
+                && fabricManagerLog == null) {
+            System.err.println("nhc: replay needs at least one capture: --nvidia-smi-q, --kernel-log, --dcgmi-health-json, --dcgmi-diag-json,"
+                    + " --ibstat or --fabricmanager-log");
             return ExitCodes.INVALID;
         }
         if (kernelLog != null && !Files.isReadable(kernelLog)) {
             System.err.println("nhc: cannot read " + kernelLog + "; nothing was judged");
+            return ExitCodes.INVALID;
+        }
+        if (fabricManagerLog != null && !Files.isRegularFile(fabricManagerLog)) {
+            System.err.println("nhc: cannot read " + fabricManagerLog + (Files.exists(fabricManagerLog) ? ": not a regular file" : ": no such file")
+                    + "; nothing was judged");
             return ExitCodes.INVALID;
         }
         DcgmiOutputs dcgmi = null;
@@ -158,6 +169,9 @@ final class ReplayCommand implements Callable<Integer> {
         if (capture != null) {
             fed.add(Tags.NVML);
         }
+        if (fabricManagerLog != null) {
+            fed.add(Tags.FABRIC);
+        }
         if (kernelLog != null) {
             fed.add(Tags.KERNEL_LOG);
         }
@@ -203,6 +217,9 @@ final class ReplayCommand implements Callable<Integer> {
                     PciToGpu pciToGpu = bus -> java.util.Optional.ofNullable(byPci.get(bus));
                     services.put(PciToGpu.class, pciToGpu);
                 }
+                if (fabricManagerLog != null) {
+                    services.put(FabricManagerLogCapture.class, new FabricManagerLogCapture(fabricManagerLog));
+                }
                 if (dcgmi != null) {
                     services.put(DcgmiOutputs.class, dcgmi);
                 }
@@ -231,6 +248,9 @@ final class ReplayCommand implements Callable<Integer> {
             }
             if (kernelLog != null) {
                 notes.add("replayed kernel log " + kernelLog);
+            }
+            if (fabricManagerLog != null) {
+                notes.add("replayed fabric manager log " + fabricManagerLog);
             }
             if (dcgmi != null) {
                 notes.add("replayed dcgmi output " + (dcgmiHealth != null ? dcgmiHealth + " " : "") + (dcgmiDiag != null ? dcgmiDiag : ""));

@@ -8,7 +8,8 @@ public enum GpuData {
     PCIE("PCIe link"),
     NVLINK("NVLink state"),
     THERMAL("temperatures and clock events"),
-    POWER("power readings");
+    POWER("power readings"),
+    FABRIC("NVLink fabric state");
 
     private final String description;
 

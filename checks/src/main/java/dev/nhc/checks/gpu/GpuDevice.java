@@ -91,6 +91,15 @@ public interface GpuDevice {
     Long enforcedPowerLimitMilliwatts() throws GpuCallException;
 
     /**
+     * The GPU's registration with the NVLink fabric of an NVSwitch system
+     * ({@code nvmlDeviceGetGpuFabricInfoV}, or {@code nvmlDeviceGetGpuFabricInfo} on older drivers);
+     * null when the GPU or the driver has no fabric information (PCIe GPUs, drivers before R525).
+     */
+    default GpuFabric fabric() throws GpuCallException {
+        return null;
+    }
+
+    /**
      * Runs a whole reading of this GPU (many getters) where the GPU is cheapest to read: live NVML
      * runs it on the GPU's own thread, so the calls inside need no thread hand-off each, while a
      * call that blocks is still caught and named. A capture just runs it.

@@ -18,7 +18,7 @@ import java.util.Map;
  * call hangs, values NVML refuses, and NVML that cannot be used at all. The probe adds its own
  * params, fields and rules after these, so a lost GPU's FAIL comes before the probe's own.
  */
-final class GpuSpecs {
+public final class GpuSpecs {
     static final String ENTITIES = "one per GPU (GPU <index>, with its PCI bus id); GPUs, the node's GPUs as a whole, when NVML cannot be used";
 
     private GpuSpecs() {
@@ -27,7 +27,7 @@ final class GpuSpecs {
     /**
      * @param healthSystem the DCGM health system the probe's findings belong to ({@link Tags#MEMORY}, {@link Tags#PCIE}…)
      */
-    static ProbeSpec.Builder builder(String name, String description, String healthSystem, String entities) {
+    public static ProbeSpec.Builder builder(String name, String description, String healthSystem, String entities) {
         return ProbeSpec.builder(name, description)
                 .tags(Tags.GPU, Tags.NVML, healthSystem)
                 .entities(Entity.Kind.GPU, entities)

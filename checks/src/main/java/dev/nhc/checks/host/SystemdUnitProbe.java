@@ -1,6 +1,5 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.engine.process.ProcessRunner;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
@@ -13,12 +12,8 @@ import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
-import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 
 /**
  * {@code systemd.unit}: whether a unit is active, from
@@ -27,8 +22,6 @@ import java.util.Set;
  * What the states mean for the check (failed, not found, still starting) is its default rules'.
  */
 public final class SystemdUnitProbe implements Probe {
-    /** ActiveStates in which the unit's processes run (or are being started): a "running" unit. */
-    private static final Set<String> RUNNING = Set.of("active", "reloading", "activating", "refreshing");
     private static final String DESCRIBED = "{entity} is {active_state} ({sub_state})";
 
     static final ParamSpec<String> UNIT = ParamSpec.text("unit", "unit name, e.g. sshd.service").required();
@@ -66,39 +59,11 @@ public final class SystemdUnitProbe implements Probe {
         String unit = UNIT.get(p);
         String tool = SYSTEMCTL.get(p);
         Entity entity = Entity.of(Entity.Kind.SERVICE, unit);
-        Optional<Path> exe = Executables.find(tool);
-        if (exe.isEmpty()) {
-            return unreadable(entity, "systemctl not found (looked for " + tool + " in " + Executables.searched(tool) + "); is this a systemd host?");
-        }
-        ProcessRunner.Result r;
         try {
-            r = ProcessRunner.of(List.of(exe.get().toString(), "show", "-p", "ActiveState,SubState,LoadState", "--", unit))
-                    .timeout(ProcessRunner.within(ctx.remaining()))
-                    .cleanEnvironment()
-                    .run();
-        } catch (ProcessRunner.StartFailure e) {
-            return unreadable(entity, "cannot run " + exe.get() + ": " + e.reason());
+            return ProbeResult.of(SystemdUnits.show(tool, unit, ctx.remaining()).observe(Observation.of(entity)).build());
+        } catch (SystemdUnits.Unreadable e) {
+            return unreadable(entity, e.getMessage());
         }
-        if (r.timedOut()) {
-            return unreadable(entity, exe.get() + " show " + unit + " did not answer in time; killed it");
-        }
-        if (r.exitCode() != 0) {
-            return unreadable(entity, exe.get() + " show " + unit + " exited with " + r.exitCode() + ": " + r.firstLine());
-        }
-        Map<String, String> props = new HashMap<>();
-        for (String line : r.stdout().split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq > 0) {
-                props.put(line.substring(0, eq).strip(), line.substring(eq + 1).strip());
-            }
-        }
-        String active = props.get("ActiveState");
-        if (active == null || active.isEmpty()) {
-            return unreadable(entity, exe.get() + " show printed no ActiveState for " + unit + ": " + r.firstLine());
-        }
-        return ProbeResult.of(Observation.of(entity).put("active_state", active)
-                .put("sub_state", props.getOrDefault("SubState", "")).put("load_state", props.getOrDefault("LoadState", ""))
-                .put("active", RUNNING.contains(active)).build());
     }
 
     private static ProbeResult unreadable(Entity unit, String why) {

@@ -206,7 +206,11 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     @SuppressWarnings("removal")
     public void installSignalHandlers() {
         try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> workers.execute(this::reload));
+            sun.misc.Signal hup = new sun.misc.Signal("HUP");
+            if (sun.misc.Signal.handle(hup, sig -> workers.execute(this::reload)) == sun.misc.SignalHandler.SIG_IGN) {
+                // The JVM installs nothing over an inherited "ignore": say so rather than ignore reloads silently.
+                log("SIGHUP is ignored in this process (started under nohup?): reload by restarting");
+            }
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
             log("cannot handle SIGHUP here (" + e.getMessage() + "); reload by restarting");
         }
@@ -243,7 +247,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 log(t.getClass().getSimpleName() + " not started: " + e.getMessage() + "; its checks run on their schedule only");
             }
         }
-        log("started on " + node + " with " + plan.config().file() + " (" + plan.checks().size() + " checks, state in "
+        log("started on " + node + " with " + plan.config().file().toAbsolutePath() + " (" + plan.checks().size() + " checks, state in "
                 + plan.settings().stateDir() + "); endpoints on http://" + statusAddress().getHostString() + ":" + statusAddress().getPort()
                 + (verdictSocket != null ? ", verdict socket " + verdictSocket.path() : "")
                 + (running.isEmpty() ? "" : "; plugins: " + String.join(", ", running.stream().map(DaemonPlugin::name).toList())));
@@ -331,7 +335,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             install(plan, current.state);
         }
         reloadProblem = null;
-        log("reloaded " + plan.config().file() + " (" + plan.checks().size() + " checks)");
+        log("reloaded " + plan.config().file().toAbsolutePath() + " (" + plan.checks().size() + " checks)");
         return true;
     }
 

@@ -2,6 +2,7 @@ package dev.nhc.checks.gpu.capture;
 
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice;
+import dev.nhc.checks.gpu.GpuFabric;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -46,6 +47,7 @@ public final class CapturedGpu implements GpuDevice {
     Long clocksEventReasons;
     Long powerMilliwatts;
     Long powerLimitMilliwatts;
+    GpuFabric fabric;
 
     CapturedGpu(int index) {
         this.index = index;
@@ -78,6 +80,7 @@ public final class CapturedGpu implements GpuDevice {
         clocksEventReasons = clocksEventReasons != null ? clocksEventReasons : other.clocksEventReasons;
         powerMilliwatts = powerMilliwatts != null ? powerMilliwatts : other.powerMilliwatts;
         powerLimitMilliwatts = powerLimitMilliwatts != null ? powerLimitMilliwatts : other.powerLimitMilliwatts;
+        fabric = fabric != null ? fabric : other.fabric;
     }
 
     static String eccKey(EccCounter c, EccError t, MemoryLocation l) {
@@ -214,5 +217,10 @@ public final class CapturedGpu implements GpuDevice {
     @Override
     public Long enforcedPowerLimitMilliwatts() {
         return powerLimitMilliwatts;
+    }
+
+    @Override
+    public GpuFabric fabric() {
+        return fabric;
     }
 }

@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu.capture;
 
 import dev.nhc.checks.gpu.GpuDevice.TemperatureThreshold;
+import dev.nhc.checks.gpu.GpuFabric;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -104,6 +105,23 @@ public final class FakeNvmlScenario {
         }
         put(m, "power_usage_mw", g.powerMilliwatts);
         put(m, "enforced_power_limit_mw", g.powerLimitMilliwatts);
+        if (g.fabric != null && g.fabric.state() != null) {
+            m.put("fabric", fabric(g.fabric));
+        }
+        return m;
+    }
+
+    /** nvmlGpuFabricInfo's values: a status other than success becomes NVML_ERROR_UNKNOWN (the capture shows only its text). */
+    private static Map<String, Object> fabric(GpuFabric f) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("state", f.state().ordinal());
+        m.put("status", Boolean.FALSE.equals(f.statusOk()) ? 999 : 0);
+        put(m, "clique_id", f.cliqueId());
+        put(m, "cluster_uuid", f.clusterUuid());
+        put(m, "health_mask", f.healthMask());
+        if (f.health() != null) {
+            m.put("health_summary", f.health().ordinal() + 1);
+        }
         return m;
     }
 

@@ -318,6 +318,11 @@ public final class NvidiaSmiQParser {
             g.powerMilliwatts = draw == null ? null : Math.round(draw * 1000);
             g.powerLimitMilliwatts = limit == null ? null : Math.round(limit * 1000);
         }
+        Node fabric = b.child("Fabric");
+        if (fabric != null) {
+            provide(g, provides, GpuData.FABRIC);
+            g.fabric = CapturedFabric.parse(fabric, this::problem);
+        }
         return g;
     }
 

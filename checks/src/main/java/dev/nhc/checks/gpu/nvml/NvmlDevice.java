@@ -1,8 +1,10 @@
 package dev.nhc.checks.gpu.nvml;
 
+import com.sun.jna.Function;
 import com.sun.jna.Native;
 import dev.nhc.checks.gpu.GpuCallException;
 import dev.nhc.checks.gpu.GpuDevice;
+import dev.nhc.checks.gpu.GpuFabric;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -349,5 +351,39 @@ final class NvmlDevice implements GpuDevice {
         int[] v = new int[1];
         String n = "nvmlDeviceGetEnforcedPowerLimit";
         return present(n, NvmlNative.nvmlDeviceGetEnforcedPowerLimit(begin(n), v)) ? unsigned(v[0]) : null;
+    }
+
+    @Override
+    public GpuFabric fabric() throws GpuCallException {
+        if (!gpu.onWorker()) {
+            return batch(this::fabric);
+        }
+        Function versioned = NvmlFabricCalls.infoV();
+        if (versioned != null) {
+            String n = NvmlFabricCalls.INFO_V;
+            byte[] info = NvmlFabricCalls.versioned(NvmlFabricCalls.V3_VERSION);
+            int rc = NvmlFabricCalls.call(versioned, begin(n), info);
+            if (rc == NvmlReturn.ARGUMENT_VERSION_MISMATCH) {
+                gpu.end();      // a driver that knows only v2 of the struct
+                info = NvmlFabricCalls.versioned(NvmlFabricCalls.V2_VERSION);
+                rc = NvmlFabricCalls.call(versioned, begin(n), info);
+            }
+            return present(n, absentIfNotFound(rc)) ? fabric(NvmlFabricCalls.decodeVersioned(info)) : null;
+        }
+        Function original = NvmlFabricCalls.info();
+        if (original == null) {
+            return null;        // a driver before fabric information
+        }
+        String n = NvmlFabricCalls.INFO;
+        byte[] info = new byte[NvmlFabricCalls.V1_SIZE];
+        return present(n, absentIfNotFound(NvmlFabricCalls.call(original, begin(n), info))) ? fabric(NvmlFabricCalls.decodeV1(info)) : null;
+    }
+
+    private static int absentIfNotFound(int rc) {
+        return rc == NvmlReturn.FUNCTION_NOT_FOUND ? NvmlReturn.NOT_SUPPORTED : rc;
+    }
+
+    private static GpuFabric fabric(NvmlFabricCalls.Raw raw) {
+        return raw.decode(raw.status() == NvmlReturn.SUCCESS ? NvmlReturn.name(raw.status()) : NvmlSession.describe(raw.status()));
     }
 }

@@ -130,4 +130,9 @@ public final class NvmlNative {
     public static native int nvmlEventSetWait_v2(long set, byte[] data, int timeoutMs);
 
     public static native int nvmlEventSetFree(long set);
+
+    /** The library this class is bound to, or null: the calls only some drivers have are looked up in it by name ({@link NvmlFabricCalls}). */
+    static synchronized String boundLibrary() {
+        return bound;
+    }
 }

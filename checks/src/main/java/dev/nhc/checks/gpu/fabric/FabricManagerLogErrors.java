@@ -1,0 +1,154 @@
+package dev.nhc.checks.gpu.fabric;
+
+import dev.nhc.checks.kernel.KernelLogReader;
+import dev.nhc.model.Entity;
+import dev.nhc.model.Observation;
+import dev.nhc.probe.ProbeContext;
+import dev.nhc.probe.ProbeState;
+
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * What {@code gpu.fabric} observes in the fabric manager log: per NVSwitch (or NVLink 5 GPU) the
+ * fatal errors latched since boot and the non-fatal errors of this run's new lines, and the log
+ * itself (how much was read, and whether latched errors were lost). The latches live in the
+ * check's state (keys {@code fm.*}) beside the reader's cursor ({@code fmlog.*}); a new boot id
+ * drops them, because the node's NVSwitches and GPUs were reset with the reboot.
+ */
+final class FabricManagerLogErrors {
+    static final String LATCHED = "fm.latched";
+    static final String BOOT_ID = "fm.boot_id";
+    /** Why latched errors of this boot could not be read back (a sentence), kept until reboot or {@code nhc clear}. */
+    static final String LOST = "fm.state_lost";
+    private static final Pattern BOOT = Pattern.compile("[\\x21-\\x7e]{1,128}");
+    /** How far before the boot time a log line may be stamped and still count as this boot's (clock skew). */
+    private static final Duration BOOT_SLACK = Duration.ofSeconds(5);
+
+    private FabricManagerLogErrors() {
+    }
+
+    /**
+     * The log's errors per device: fatal ones latched with what was latched before (dropped when the
+     * node rebooted), non-fatal ones of this run; and the log itself.
+     *
+     * @param mustExist a missing log is a reading problem only when the node needs the fabric manager
+     * @param whole     a capture: read whole, every error judged, no boot and no cursor
+     */
+    static List<Observation> observe(ProbeContext ctx, Path file, boolean mustExist, boolean whole, long maxLines) {
+        Entity logEntity = Entity.of(Entity.Kind.LOG, file.toString(), "fabric manager log " + file);
+        ProbeState state = ctx.state();
+        String boot = whole ? null : KernelLogReader.bootId(ctx);
+        Map<String, FabricErrorGroup> latched = new LinkedHashMap<>();
+        String lost = whole ? null : loadLatches(state, boot, latched);
+        Instant bootTime = whole ? null : KernelLogReader.bootTime(ctx);
+        Instant notBefore = bootTime == null ? null : bootTime.minus(BOOT_SLACK);
+
+        Map<String, FabricErrorGroup> fatal = new LinkedHashMap<>();
+        Map<String, FabricErrorGroup> nonFatal = new LinkedHashMap<>();
+        long[] beforeBoot = {0};
+        FabricManagerLogParser parser = new FabricManagerLogParser(null, e -> {
+            if (notBefore != null && e.time() != null && e.time().isBefore(notBefore)) {
+                beforeBoot[0]++;
+                return;
+            }
+            (e.fatal() ? fatal : nonFatal).merge(FabricErrorGroup.key(e.kind(), e.device()), FabricErrorGroup.of(e), (a, b) -> {
+                a.merge(b);
+                return a;
+            });
+        });
+        FabricManagerLogReader reader = new FabricManagerLogReader(file, state, maxLines, ctx.clock(), stopAt(ctx));
+        FabricManagerLogReader.Stats stats = null;
+        Observation unreadable = null;
+        try {
+            stats = whole ? reader.readWhole(parser::line) : reader.readNew(parser::line);
+            parser.finish();
+        } catch (NoSuchFileException e) {
+            // A node without NVSwitches has no fabric manager log; one that needs it should.
+            if (mustExist) {
+                unreadable = Observation.unreadable(logEntity, e.getReason()
+                        + " (set the check's log: to the LOG_FILE_NAME of fabricmanager.cfg, or log: none)");
+            }
+        } catch (IOException e) {
+            unreadable = Observation.unreadable(logEntity, e.getMessage() == null ? "cannot read " + file + ": " + e : e.getMessage());
+        }
+
+        fatal.forEach((key, g) -> latched.merge(key, g, (a, b) -> {
+            a.merge(b);
+            return a;
+        }));
+        if (!whole) {
+            FabricErrorGroup.save(state, LATCHED, latched);
+            state.put(LOST, lost);
+            state.put(BOOT_ID, boot);
+        }
+
+        List<Observation> out = new ArrayList<>();
+        Map<String, Observation.Builder> devices = new LinkedHashMap<>();
+        latched.forEach((key, g) -> devices.computeIfAbsent(key, k -> Observation.of(g.entity()).put("nonfatal_errors", 0L))
+                .put("fatal_errors", g.lines()).put("fatal_detail", g.detail()));
+        nonFatal.forEach((key, g) -> devices.computeIfAbsent(key, k -> Observation.of(g.entity()).put("fatal_errors", 0L))
+                .put("nonfatal_errors", g.lines()).put("nonfatal_detail", g.detail()));
+        // Latched errors are reported whether or not the log can be read now: a log that went away
+        // (rotated, deleted) must not make a failed NVSwitch pass.
+        devices.values().forEach(b -> out.add(b.build()));
+        if (stats != null) {
+            out.add(Observation.of(logEntity).put("lines_read", stats.linesRead()).put("before_boot_errors", beforeBoot[0])
+                    .put("behind", stats.behind()).put("state_lost", lost != null).put("state_problem", lost).build());
+        } else if (unreadable != null) {
+            out.add(unreadable);
+        } else if (lost != null) {
+            out.add(Observation.of(logEntity).put("state_lost", true).put("state_problem", lost).build());
+        }
+        return out;
+    }
+
+    /**
+     * The latched errors of this boot into {@code latched}: none after a reboot. Returns why some
+     * could not be read back, or null: a fatal error that silently fell out of the state would let
+     * a drained node resume, so the loss itself is kept and observed until reboot or {@code nhc clear}.
+     */
+    private static String loadLatches(ProbeState state, String boot, Map<String, FabricErrorGroup> latched) {
+        Object storedBoot = state.get(BOOT_ID);
+        String lost = null;
+        if (storedBoot != null && !(storedBoot instanceof String s && BOOT.matcher(s).matches())) {
+            // keep what is there: a latch of an earlier boot is safer than a lost one of this boot
+            lost = "the boot id kept with them is invalid, so they may belong to this boot or an earlier one";
+        } else if (boot != null && storedBoot != null && !boot.equals(storedBoot)) {
+            return null;        // rebooted: the NVSwitches and GPUs were reset with it, and so is what was lost
+        }
+        if (state.lostBecause() != null) {
+            // the state file and its previous generation could not be read: latches of this boot may be gone
+            lost = join(lost, "state unreadable: " + state.lostBecause());
+        }
+        Object before = state.get(LOST);
+        if (before instanceof String why && !why.isBlank()) {
+            lost = join(lost, why.length() > 300 ? why.substring(0, 300) + "…" : why);
+        } else if (before != null) {
+            lost = join(lost, "an earlier run could not read them back");
+        }
+        return join(lost, FabricErrorGroup.load(state, LATCHED, latched));
+    }
+
+    private static String join(String a, String b) {
+        return a == null ? b : b == null ? a : a + "; " + b;
+    }
+
+    /** Stops reading a little before the check's deadline, so that the probe still answers in time. */
+    private static Instant stopAt(ProbeContext ctx) {
+        Duration left = ctx.remaining();
+        Duration margin = left.dividedBy(5);
+        if (margin.compareTo(Duration.ofMillis(500)) > 0) {
+            margin = Duration.ofMillis(500);
+        }
+        return ctx.clock().instant().plus(left).minus(margin);
+    }
+}

@@ -233,6 +233,28 @@ class GpuProbesThroughFakeNvmlTest {
         });
     }
 
+    /**
+     * Issue 13's fault suite: a hung init left every probe but a GPU count "unknown" (exit 0), as if
+     * NVML were merely absent. A hung NVML call means a sick GPU; here, the GPUs' driver is hung.
+     */
+    @Test
+    void aHungInitFailsEveryGpuProbeNotOnlyTheCount() throws Exception {
+        var scenario = FakeNvml.scenario(FakeNvml.healthyH100s(2));
+        scenario.put("delays_ms", Map.of("nvmlInit_v2", 30_000));
+        FakeNvml.use(scenario);
+
+        Verdict v = assertTimeoutPreemptively(Duration.ofSeconds(9), () -> run("gpu.thermal", ""));
+
+        assertThat(only(v, "gpu.thermal")).satisfies(f -> {
+            assertThat(f.entity()).isEqualTo(GpuScan.GPUS);
+            assertThat(f.severity()).isEqualTo(Severity.FAIL);
+            assertThat(f.remedy()).isEqualTo(Remedy.REBOOT);
+            assertThat(f.message()).contains("is not responding: nvmlInit_v2 blocked >").contains("the driver or a GPU is hung");
+        });
+        assertThat(result(v, "gpu.thermal").observations()).singleElement().satisfies(o -> assertThat(o.fields())
+                .containsEntry("responding", false).containsEntry("nvml_call", "nvmlInit_v2").containsEntry("nvml_available", false));
+    }
+
     @Test
     void aMalformedScenarioMakesInitFailWithTheFakesReasonOnStderr() throws Exception {
         FakeNvml.useRaw("{\"gpus\": [ {\"name\": \"x\",, } ]}");

@@ -121,7 +121,7 @@ public final class NvmlSession {
         try {
             return opened.get(limit.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            throw new GpuSourceException("NVML (" + library + ") is not responding: nvmlInit_v2 blocked > "
+            throw GpuSourceException.hung("nvmlInit_v2", "NVML (" + library + ") is not responding: nvmlInit_v2 blocked > "
                     + NvmlCallRunner.format(limit) + "; the driver or a GPU is hung");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();

@@ -55,11 +55,13 @@ settings:
   interval: 2s
   check_timeout: 5s
   state_dir: $T/state
+daemon:
+  metrics_listen: 127.0.0.1:19464
+  token: bench
+  socket: $T/nhc.sock
 dstack:
   listen: 127.0.0.1:19998
   shim: 127.0.0.1:19999
-  metrics_listen: 127.0.0.1:19464
-  token: bench
 checks:
   - name: root-space
     use: disk.usage
@@ -170,7 +172,7 @@ print(f"== nhc daemon (3 host checks every 2 s; proxy in front of a Python stand
 print(f"proxy pass-through GET /api/tasks: direct p50 {pr['direct_p50_ms']} ms p99 {pr['direct_p99_ms']} ms, "
       f"through nhc p50 {pr['proxied_p50_ms']} ms p99 {pr['proxied_p99_ms']} ms "
       f"-> overhead p50 {pr['overhead_p50_ms']} ms, p99 {pr['overhead_p99_ms']} ms")
-print(f"health route (shim asked + merged): p50 {pr['health_p50_ms']} ms, p99 {pr['health_p99_ms']} ms "
+print(f"health route (verdict + the shim's answer, asked at most once a second): p50 {pr['health_p50_ms']} ms, p99 {pr['health_p99_ms']} ms "
       f"(overhead over the shim's own answer p50 {pr['health_overhead_p50_ms']} ms, p99 {pr['health_overhead_p99_ms']} ms)")
 print(f"steady state (before the proxy load): RSS {dm['rss_mb']} MB, after the proxy load {dm['rss_after_proxy_load_mb']} MB; CPU {dm['cpu_ms_per_cycle']} ms per cycle ({dm['cpu_percent']} % of one core)")
 if "trigger_to_verdict" in out:

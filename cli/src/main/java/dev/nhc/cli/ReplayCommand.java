@@ -1,12 +1,13 @@
 package dev.nhc.cli;
 
+import dev.nhc.checks.capture.CaptureFile;
 import dev.nhc.checks.dcgm.DcgmiOutputs;
+import dev.nhc.checks.gpu.fabric.FabricManagerLogCapture;
 import dev.nhc.checks.gpu.GpuSource;
 import dev.nhc.checks.gpu.capture.CaptureGpuSource;
 import dev.nhc.checks.gpu.capture.CaptureParseException;
 import dev.nhc.checks.gpu.capture.GpuCapture;
 import dev.nhc.checks.gpu.capture.NvidiaSmiQParser;
-import dev.nhc.checks.gpu.fabric.FabricManagerLogCapture;
 import dev.nhc.checks.gpu.xid.PciToGpu;
 import dev.nhc.checks.gpu.xid.XidEvent;
 import dev.nhc.engine.config.CheckConfig;
@@ -68,10 +69,6 @@ final class ReplayCommand implements Callable<Integer> {
             description = "A kernel log (dmesg, journalctl -k, /var/log/kern.log) for gpu.xid and kernel.log checks; read whole.")
     Path kernelLog;
 
-    @Option(names = "--fabricmanager-log", paramLabel = "FILE",
-            description = "A fabric manager log (/var/log/fabricmanager.log) for gpu.fabric checks; read whole, every error judged.")
-    Path fabricManagerLog;
-
     @Option(names = "--dcgmi-health-json", paramLabel = "FILE", description = "Output of 'dcgmi health -c -j' for dcgm.health checks.")
     Path dcgmiHealth;
 
@@ -92,6 +89,10 @@ final class ReplayCommand implements Callable<Integer> {
             description = "Judge as this host (checks with 'on:' apply as they would there); default: every check applies.")
     String hostname;
 
+    @Option(names = "--fabricmanager-log", paramLabel = "FILE",
+            description = "A fabric manager log (/var/log/fabricmanager.log) for gpu.fabric checks; read whole, every error judged.")
+    Path fabricManagerLog;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
     boolean help;
 
@@ -107,15 +108,6 @@ final class ReplayCommand implements Callable<Integer> {
                     + " --ibstat or --fabricmanager-log");
             return ExitCodes.INVALID;
         }
-        if (kernelLog != null && !Files.isReadable(kernelLog)) {
-            System.err.println("nhc: cannot read " + kernelLog + "; nothing was judged");
-            return ExitCodes.INVALID;
-        }
-        if (fabricManagerLog != null && !Files.isRegularFile(fabricManagerLog)) {
-            System.err.println("nhc: cannot read " + fabricManagerLog + (Files.exists(fabricManagerLog) ? ": not a regular file" : ": no such file")
-                    + "; nothing was judged");
-            return ExitCodes.INVALID;
-        }
         DcgmiOutputs dcgmi = null;
         if (dcgmiHealth != null || dcgmiDiag != null) {
             try {
@@ -129,6 +121,9 @@ final class ReplayCommand implements Callable<Integer> {
         if (ibstatFile != null) {
             try {
                 ibstat = IbstatParser.parse(ibstatFile);
+            } catch (CaptureFile.Refused e) {
+                System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
             } catch (IOException e) {
                 System.err.println("nhc: cannot read " + ibstatFile + ": " + e.getMessage() + "; nothing was judged");
                 return ExitCodes.INVALID;
@@ -145,6 +140,9 @@ final class ReplayCommand implements Callable<Integer> {
             GpuCapture c;
             try {
                 c = NvidiaSmiQParser.parse(file);
+            } catch (CaptureFile.Refused e) {
+                System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
             } catch (IOException e) {
                 System.err.println("nhc: cannot read " + file + ": " + e.getMessage() + "; nothing was judged");
                 return ExitCodes.INVALID;
@@ -162,15 +160,53 @@ final class ReplayCommand implements Callable<Integer> {
                 return ExitCodes.INVALID;
             }
         }
+        Path scratch;
+        try {
+            // Rates and for: N need history a capture does not have: a throw-away state, never the node's.
+            scratch = Files.createTempDirectory("nhc-replay");
+        } catch (IOException e) {
+            System.err.println("nhc: cannot create a scratch directory for the replay: " + e.getMessage());
+            return ExitCodes.INTERNAL;
+        }
+        try {
+            return judge(plan, capture, dcgmi, ibstat, scratch);
+        } finally {
+            deleteQuietly(scratch);
+        }
+    }
+
+    private Integer judge(Plan plan, GpuCapture capture, DcgmiOutputs dcgmi, IbstatCapture ibstat, Path scratch) {
+        Path log = null;
+        if (kernelLog != null) {
+            try {
+                // Streamed by the reader, so only bounded and checked here; a pipe is copied into the scratch directory.
+                log = CaptureFile.log(kernelLog, Files.createDirectory(scratch.resolve("capture")));
+            } catch (CaptureFile.Refused e) {
+                System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            } catch (IOException e) {
+                System.err.println("nhc: cannot read " + kernelLog + ": " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            }
+        }
+        Path fmLog = null;
+        if (fabricManagerLog != null) {
+            try {
+                fmLog = CaptureFile.log(fabricManagerLog, Files.createDirectory(scratch.resolve("fabricmanager")));
+            } catch (CaptureFile.Refused e) {
+                System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            } catch (IOException e) {
+                System.err.println("nhc: cannot read " + fabricManagerLog + ": " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            }
+        }
         String node = hostname != null ? hostname : "replay";
 
         // Which checks the captures feed: a probe says what it reads by its tags.
         Set<String> fed = new LinkedHashSet<>();
         if (capture != null) {
             fed.add(Tags.NVML);
-        }
-        if (fabricManagerLog != null) {
-            fed.add(Tags.FABRIC);
         }
         if (kernelLog != null) {
             fed.add(Tags.KERNEL_LOG);
@@ -180,6 +216,9 @@ final class ReplayCommand implements Callable<Integer> {
         }
         if (ibstat != null) {
             fed.add(Tags.INFINIBAND);
+        }
+        if (fabricManagerLog != null) {
+            fed.add(Tags.FABRIC);
         }
         // The captured node's checks, as if on that node: host selectors only when --hostname says which node it was.
         List<PlannedCheck> checks = new ArrayList<>();
@@ -198,85 +237,73 @@ final class ReplayCommand implements Callable<Integer> {
         Plan replayed = plan.withChecks(checks);
         PlanExecutor executor = new PlanExecutor(Clock.systemUTC());
 
-        Path scratch = null;
-        try {
-            // Rates and for: N need history a capture does not have: a throw-away state, never the node's.
-            scratch = Files.createTempDirectory("nhc-replay");
-            Map<String, CheckResult> byName = new LinkedHashMap<>();
-            Verdict ran = null;
-            if (!replayable.isEmpty()) {
-                Map<Class<?>, Object> services = new LinkedHashMap<>();
-                services.put(GpuSource.class, capture != null ? new CaptureGpuSource(capture) : CaptureGpuSource.none());
-                if (capture != null) {
-                    Map<String, Integer> byPci = new LinkedHashMap<>();
-                    capture.gpus().forEach(g -> {
-                        if (g.pciBusId() != null) {
-                            byPci.put(XidEvent.normalizePci(g.pciBusId()), g.index());
-                        }
-                    });
-                    PciToGpu pciToGpu = bus -> java.util.Optional.ofNullable(byPci.get(bus));
-                    services.put(PciToGpu.class, pciToGpu);
-                }
-                if (fabricManagerLog != null) {
-                    services.put(FabricManagerLogCapture.class, new FabricManagerLogCapture(fabricManagerLog));
-                }
-                if (dcgmi != null) {
-                    services.put(DcgmiOutputs.class, dcgmi);
-                }
-                if (kernelLog != null) {
-                    services.put(KernelLogCapture.class, new KernelLogCapture(kernelLog));
-                }
-                if (ibstat != null) {
-                    services.put(IbPortsSource.class, ibstat);
-                }
-                RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable).withServices(services);
-                ran = executor.run(req);
-                ran.checks().forEach(r -> byName.put(r.name(), r));
-            }
-            List<CheckResult> all = new ArrayList<>();
-            for (PlannedCheck p : checks) {
-                CheckResult r = byName.get(p.name());
-                all.add(r != null ? r : CheckResult.skipped(p.name(), p.check().use(), p.spec().tags(),
-                        "replay: no capture holds data for " + p.check().use()));
-            }
-            Verdict verdict = executor.policy().verdict(node, ran == null ? java.time.Instant.now() : ran.started(),
-                    ran == null ? 0 : ran.durationMs(), all);
-            List<String> notes = new ArrayList<>();
+        Map<String, CheckResult> byName = new LinkedHashMap<>();
+        Verdict ran = null;
+        if (!replayable.isEmpty()) {
+            Map<Class<?>, Object> services = new LinkedHashMap<>();
+            services.put(GpuSource.class, capture != null ? new CaptureGpuSource(capture) : CaptureGpuSource.none());
             if (capture != null) {
-                notes.add("replayed " + capture.source() + " (" + capture.gpus().size() + " GPU"
-                        + (capture.gpus().size() == 1 ? "" : "s") + (capture.driverVersion() == null ? "" : ", driver " + capture.driverVersion()) + ")");
-            }
-            if (kernelLog != null) {
-                notes.add("replayed kernel log " + kernelLog);
-            }
-            if (fabricManagerLog != null) {
-                notes.add("replayed fabric manager log " + fabricManagerLog);
+                Map<String, Integer> byPci = new LinkedHashMap<>();
+                capture.gpus().forEach(g -> {
+                    if (g.pciBusId() != null) {
+                        byPci.put(XidEvent.normalizePci(g.pciBusId()), g.index());
+                    }
+                });
+                PciToGpu pciToGpu = bus -> java.util.Optional.ofNullable(byPci.get(bus));
+                services.put(PciToGpu.class, pciToGpu);
             }
             if (dcgmi != null) {
-                notes.add("replayed dcgmi output " + (dcgmiHealth != null ? dcgmiHealth + " " : "") + (dcgmiDiag != null ? dcgmiDiag : ""));
+                services.put(DcgmiOutputs.class, dcgmi);
+            }
+            if (kernelLog != null) {
+                services.put(KernelLogCapture.class, new KernelLogCapture(log));
             }
             if (ibstat != null) {
-                notes.add("replayed ibstat output " + ibstatFile + " (" + ibstat.ports().size() + " port" + (ibstat.ports().size() == 1 ? "" : "s")
-                        + "; ibstat prints no counters, so ib.ports flap rules are not judged)");
-                for (String panic : ibstat.panics()) {
-                    notes.add("ibstat reported: " + panic + " (judged the ports it printed)");
-                }
+                services.put(IbPortsSource.class, ibstat);
             }
-            if (json) {
-                System.out.println(JsonReport.render(verdict, notes));
-            } else {
-                System.out.print(TextReport.render(verdict, verbose, notes));
+            if (fmLog != null) {
+                services.put(FabricManagerLogCapture.class, new FabricManagerLogCapture(fmLog));
             }
-            System.out.flush();
-            return executor.policy().exitCode(verdict.severity(), false);
-        } catch (IOException e) {
-            System.err.println("nhc: cannot create a scratch directory for the replay: " + e.getMessage());
-            return ExitCodes.INTERNAL;
-        } finally {
-            if (scratch != null) {
-                deleteQuietly(scratch);
+            RunRequest req = RunRequest.of(replayed, node, new StateStore(scratch)).withOnly(replayable).withServices(services);
+            ran = executor.run(req);
+            ran.checks().forEach(r -> byName.put(r.name(), r));
+        }
+        List<CheckResult> all = new ArrayList<>();
+        for (PlannedCheck p : checks) {
+            CheckResult r = byName.get(p.name());
+            all.add(r != null ? r : CheckResult.skipped(p.name(), p.check().use(), p.spec().tags(),
+                    "replay: no capture holds data for " + p.check().use()));
+        }
+        Verdict verdict = executor.policy().verdict(node, ran == null ? java.time.Instant.now() : ran.started(),
+                ran == null ? 0 : ran.durationMs(), all);
+        List<String> notes = new ArrayList<>();
+        if (capture != null) {
+            notes.add("replayed " + capture.source() + " (" + capture.gpus().size() + " GPU"
+                    + (capture.gpus().size() == 1 ? "" : "s") + (capture.driverVersion() == null ? "" : ", driver " + capture.driverVersion()) + ")");
+        }
+        if (kernelLog != null) {
+            notes.add("replayed kernel log " + kernelLog);
+        }
+        if (fabricManagerLog != null) {
+            notes.add("replayed fabric manager log " + fabricManagerLog);
+        }
+        if (dcgmi != null) {
+            notes.add("replayed dcgmi output " + (dcgmiHealth != null ? dcgmiHealth + " " : "") + (dcgmiDiag != null ? dcgmiDiag : ""));
+        }
+        if (ibstat != null) {
+            notes.add("replayed ibstat output " + ibstatFile + " (" + ibstat.ports().size() + " port" + (ibstat.ports().size() == 1 ? "" : "s")
+                    + "; ibstat prints no counters, so ib.ports flap rules are not judged)");
+            for (String panic : ibstat.panics()) {
+                notes.add("ibstat reported: " + panic + " (judged the ports it printed)");
             }
         }
+        if (json) {
+            System.out.println(JsonReport.render(verdict, notes));
+        } else {
+            System.out.print(TextReport.render(verdict, verbose, notes));
+        }
+        System.out.flush();
+        return executor.policy().exitCode(verdict.severity(), false);
     }
 
     private static void deleteQuietly(Path dir) {

@@ -3,11 +3,14 @@ package dev.nhc.cli;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code nhc replay} with kernel-log and dcgmi captures the test writes itself. */
@@ -102,6 +105,90 @@ class ReplayCapturesIT {
         NhcProcess.Result bad = NhcProcess.run(dir, Map.of(), "replay", "-c", c.toString(), "--ibstat", cut.toString());
         assertEquals(2, bad.exit(), bad.out() + bad.err());
         assertTrue(bad.err().contains(cut + ": line 4: port mlx5_0/1 has no Physical state, Rate"), bad.err());
+    }
+
+    // ---- issue 13 item 13: replay inputs are bounded and must be text ----
+
+    private void assertRefused(NhcProcess.Result r, String message) {
+        assertEquals(2, r.exit(), r.out() + r.err());
+        assertTrue(r.err().contains(message), "expected '" + message + "' in: " + r.err());
+        assertTrue(r.err().contains("nothing was judged"), r.err());
+        assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());
+        assertEquals("", r.out());
+    }
+
+    /** A sparse file: 300 MB long, no disk used. */
+    private Path sparse(String name, long size) throws Exception {
+        Path p = dir.resolve(name);
+        try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+            f.setLength(size);
+        }
+        return p;
+    }
+
+    @Test
+    void aCaptureOf300MBIsTooLargeNotAnOutOfMemoryCrash() throws Exception {
+        Path big = sparse("smi-q.txt", 300_000_000L);
+        assertRefused(NhcProcess.run(dir, Map.of(), "replay", "-c", config().toString(), "--nvidia-smi-q", big.toString()),
+                big + " is 300000000 bytes; a capture may be at most 16777216 bytes (16 MiB)");
+        Path health = sparse("health.json", 300_000_000L);
+        assertRefused(NhcProcess.run(dir, Map.of(), "replay", "-c", config().toString(), "--dcgmi-health-json", health.toString()),
+                health + " is 300000000 bytes; a capture may be at most 16777216 bytes (16 MiB)");
+        Path log = sparse("kern.log", 300_000_000L);
+        assertRefused(NhcProcess.run(dir, Map.of(), "replay", "-c", config().toString(), "--kernel-log", log.toString()),
+                log + " is 300000000 bytes; a capture may be at most 268435456 bytes (256 MiB)");
+    }
+
+    @Test
+    void anEndlessInputIsTooLarge() throws Exception {
+        assertRefused(NhcProcess.run(dir, Map.of(), "replay", "-c", config().toString(), "--nvidia-smi-q", "/dev/zero"),
+                "/dev/zero is more than 16777216 bytes; a capture may be at most 16777216 bytes (16 MiB)");
+        assertRefused(NhcProcess.run(dir, Map.of(), "replay", "-c", config().toString(), "--kernel-log", "/dev/zero"),
+                "/dev/zero is more than 268435456 bytes; a capture may be at most 268435456 bytes (256 MiB)");
+        assertRefused(NhcProcess.run(dir, Map.of(), "replay", "-c", config().toString(), "--ibstat", "/dev/zero"),
+                "/dev/zero is more than 4194304 bytes; a capture may be at most 4194304 bytes (4 MiB)");
+    }
+
+    @Test
+    void binaryGarbageSaysSoAndWhere() throws Exception {
+        byte[] garbage = ("==============NVSMI LOG==============\n\nTimestamp : x\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] bytes = java.util.Arrays.copyOf(garbage, garbage.length + 64);
+        bytes[garbage.length + 3] = 0x02;
+        Path smi = dir.resolve("smi-q.bin");
+        Files.write(smi, bytes);
+        assertRefused(NhcProcess.run(dir, Map.of(), "replay", "-c", config().toString(), "--nvidia-smi-q", smi.toString()),
+                smi + " is not text (binary data at byte " + (garbage.length) + ")");
+
+        Path health = dir.resolve("health.json");
+        Files.write(health, new byte[] {'{', '"', 'a', (byte) 0xC3, '(', '"', '}'}); // not UTF-8: "Input length = 1" before
+        assertRefused(NhcProcess.run(dir, Map.of(), "replay", "-c", config().toString(), "--dcgmi-health-json", health.toString()),
+                health + " is not text (binary data at byte 3)");
+
+        Path gz = dir.resolve("kern.log.2.gz");
+        Files.write(gz, new byte[] {0x1f, (byte) 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03});
+        assertRefused(NhcProcess.run(dir, Map.of(), "replay", "-c", config().toString(), "--kernel-log", gz.toString()),
+                gz + " is not text (binary data at byte 0)");
+
+        Path ib = dir.resolve("ibstat.txt");
+        Files.write(ib, new byte[] {'C', 'A', ' ', '\'', 'm', 'l', 'x', '5', '_', '0', '\'', '\n', 0x7f, 0x45, 0x4c, 0x46, 0x01});
+        assertRefused(NhcProcess.run(dir, Map.of(), "replay", "-c", config().toString(), "--ibstat", ib.toString()),
+                ib + " is not text (binary data at byte 16)");
+    }
+
+    /** Issue 13 item 6, replay path: an XID after a crash's NUL padding (64 MiB of it, without a newline) is judged. */
+    @Test
+    void anXidAfterNulPaddingInAnAttachedKernelLogFails() throws Exception {
+        Path log = dir.resolve("kern.log");
+        Files.writeString(log, "[  12.000001] usb 1-1: new high-speed USB device\n");
+        try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "rw")) {
+            f.setLength(f.length() + (64L << 20) + 5); // the hole reads as NULs
+            f.seek(f.length());
+            f.write("[1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python, GPU has fallen off the bus.\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+        }
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "replay", "--verbose", "-c", config().toString(), "--kernel-log", log.toString());
+        assertEquals(1, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("XID 79"), r.out());
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.nhc.daemon.MetricsOut;
 import dev.nhc.engine.plan.Plan;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,7 +18,8 @@ public final class DstackPlugin implements DaemonPlugin {
     private final ShimProxy.Stats stats = new ShimProxy.Stats();
     private DaemonContext daemon;
     private DstackSettings settings;
-    private ShimProxy proxy;
+    /** Read by /healthz and /metrics on the status server's threads. */
+    private volatile ShimProxy proxy;
 
     @Override
     public String name() {
@@ -69,6 +71,13 @@ public final class DstackPlugin implements DaemonPlugin {
         return p == null ? null : p.address();
     }
 
+    /** The pass-through pool full, or requests the shim has not answered for long: /healthz says 503 with why. */
+    @Override
+    public List<String> unavailable() {
+        ShimProxy p = proxy;
+        return p == null ? List.of() : p.problems();
+    }
+
     @Override
     public Map<String, String> metricLabels() {
         DstackSettings s = settings;
@@ -82,6 +91,7 @@ public final class DstackPlugin implements DaemonPlugin {
         }
         out.counter("nhc_proxy_requests", "requests to the shim health proxy", stats.requests.sum());
         out.counter("nhc_proxy_upstream_errors", "forwarded requests that got no answer from dstack-shim", stats.upstreamErrors.sum());
+        out.counter("nhc_proxy_refused", "pass-through requests answered 503 because every worker was busy", stats.refused.sum());
         String help = "health answers given to dstack, by the state of the shim's own answer";
         out.counter("nhc_proxy_health_answers", help,
                 stats.healthAnswers.sum() - stats.shimDownAnswers.sum() - stats.shimMalformedAnswers.sum(), "shim", "ok");

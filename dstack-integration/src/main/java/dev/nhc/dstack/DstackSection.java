@@ -24,7 +24,7 @@ public final class DstackSection implements ConfigSection {
     static final ParamSpec<String> FLEET = ParamSpec.text("fleet", "dstack fleet name, added to metrics as dstack_fleet_name");
     static final ParamSpec<String> INSTANCE = ParamSpec.text("instance", "dstack instance name, added to metrics as dstack_instance_name");
     static final ParamSpec<Long> PROXY_THREADS = ParamSpec.integer("proxy_threads",
-                    "proxy worker threads; requests beyond these wait in a bounded queue").defaultValue(16L)
+                    "pass-through worker threads (the health route needs none); requests beyond these wait in a bounded queue, past it 503").defaultValue(16L)
             .check(n -> n < 1 || n > 1024 ? n + " is outside 1..1024" : null);
     static final ParamSpec<Duration> SHIM_TIMEOUT = ParamSpec.duration("shim_timeout",
                     "how long the health route waits for the shim; dstack gives the whole answer 9 s").defaultValue(Duration.ofSeconds(5))

@@ -24,11 +24,14 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,16 +41,27 @@ import java.util.function.Supplier;
 /**
  * The health proxy in front of dstack-shim: every request goes to the real shim unchanged, except
  * {@code GET /api/instance/health}, which answers with {@link HealthMerge} from the verdict already in
- * memory (never a check run on demand) so that it is back well within dstack's 9 s.
+ * memory (never a check run on demand) and the shim's own health answer (asked at most once a
+ * second, {@link ShimHealthCache}), so that it is back well within dstack's 9 s.
  *
  * <p>Why the JDK's HTTP pieces and not a hand-written proxy: {@code com.sun.net.httpserver} already
  * parses requests correctly (keep-alive, chunked request bodies, Expect: 100-continue) and
  * {@code java.net.http.HttpClient} streams both ways, so nhc carries no HTTP parser and no extra
- * dependency. Bounds: a fixed number of worker threads and a bounded queue (a connection past the
- * queue is closed by the JDK server, not served by a new thread); each exchange holds one copy
- * buffer, bodies are streamed, never held whole; upstream connections are at most one per worker;
- * a client that does not finish its request within {@code sun.net.httpserver.maxReqTime} seconds
- * (30 unless set) is disconnected by the JDK server's timer.
+ * dependency.
+ *
+ * <p>Capacity: {@link ProxyFront} listens, reads request heads on one selector thread and answers
+ * the health route there, from memory, without a thread per connection; any other request is
+ * relayed to the JDK server on a loopback port, whose threads ({@link #FRONT_THREADS}) read it and
+ * hand it to a separate pool of {@code threads} pass-through workers with a bounded queue. So a
+ * hung shim can hold every pass-through worker and the health route still answers. Past the
+ * queue, or after waiting {@link Limits#queueWait()} in it, a request gets 503. Time limits:
+ * connecting to the shim ({@link Limits#connect()}), its response head and any stall of its
+ * response body ({@link Limits#upstream()}; a stalled body is cut off, and the client sees a
+ * broken response, never a short one passed off as whole); a request head must arrive within
+ * {@link ProxyFront#HEAD_DEADLINE}, and a relayed request's head and body within
+ * {@code sun.net.httpserver.maxReqTime} seconds (30 unless set), else the client is disconnected.
+ * {@link #problems()} says when the pass-through pool is full or the shim hangs, for /healthz.
+ * Bodies are streamed, never held whole.
  */
 public final class ShimProxy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShimProxy.class);
@@ -70,6 +84,19 @@ public final class ShimProxy implements AutoCloseable {
         JdkHttpServers.defaults();
     }
 
+    /** The JDK server's threads: they read relayed requests and hand them on; a stalled client holds one until maxReqTime. */
+    static final int FRONT_THREADS = 32;
+
+    /**
+     * Time limits of pass-through: connecting to the shim; its response head and any stall of its
+     * response body; how long a request may wait for a worker; after how long without anything
+     * from the shim a request counts as hanging (for /healthz).
+     */
+    record Limits(Duration connect, Duration upstream, Duration queueWait, Duration hangingAfter) {
+        static final Limits DEFAULT = new Limits(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(10),
+                Duration.ofSeconds(15));
+    }
+
     /** Counters for /metrics. */
     public static final class Stats {
         public final LongAdder requests = new LongAdder();
@@ -77,63 +104,111 @@ public final class ShimProxy implements AutoCloseable {
         public final LongAdder upstreamErrors = new LongAdder();
         public final LongAdder shimDownAnswers = new LongAdder();
         public final LongAdder shimMalformedAnswers = new LongAdder();
+        /** Pass-through requests answered 503 because every worker was busy and the queue full, or the wait too long. */
+        public final LongAdder refused = new LongAdder();
     }
 
     private final HttpServer server;
+    private final ProxyFront listener;
+    private final ThreadPoolExecutor front;
     private final ThreadPoolExecutor workers;
+    private final int threads;
     private final HttpClient client;
     private final String shimBase;
     private final HostPort shim;
     private final Supplier<Verdict> verdict;
     private final Supplier<OnUnknown> onUnknown;
-    private final Duration shimTimeout;
     private final Stats stats;
+    private final Limits limits;
+    private final ShimHealthCache shimHealth;
+    private final UpstreamCalls calls;
+    /** The last health answer's body and what it was made of: rebuilt only when one of them changed. */
+    private volatile HealthBody lastHealth;
+
+    private record HealthBody(Verdict verdict, ShimHealth shim, OnUnknown onUnknown, byte[] body) {
+    }
 
     public ShimProxy(HostPort listen, HostPort shim, int threads, Duration shimTimeout,
                      Supplier<Verdict> verdict, Supplier<OnUnknown> onUnknown, Stats stats) throws IOException {
+        this(listen, shim, threads, shimTimeout, verdict, onUnknown, stats, Limits.DEFAULT);
+    }
+
+    ShimProxy(HostPort listen, HostPort shim, int threads, Duration shimTimeout,
+              Supplier<Verdict> verdict, Supplier<OnUnknown> onUnknown, Stats stats, Limits limits) throws IOException {
         this.shim = shim;
         this.shimBase = "http://" + shim.uriAuthority();
         this.verdict = verdict;
         this.onUnknown = onUnknown;
-        this.shimTimeout = shimTimeout;
         this.stats = stats;
-        AtomicInteger n = new AtomicInteger();
-        this.workers = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(threads * 64),
-                r -> {
-                    Thread t = new Thread(r, "nhc-proxy-" + n.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                }, new ThreadPoolExecutor.AbortPolicy());
-        workers.allowCoreThreadTimeOut(true);
+        this.limits = limits;
+        this.threads = threads;
+        this.front = pool("nhc-proxy-front-", FRONT_THREADS, 4096);
+        this.workers = pool("nhc-proxy-pass-", threads, threads * 64);
         this.client = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .followRedirects(HttpClient.Redirect.NEVER)
-                .connectTimeout(Duration.ofSeconds(2))
+                .connectTimeout(limits.connect())
                 .build();
+        this.shimHealth = new ShimHealthCache(client, URI.create(shimBase + HEALTH_PATH), shim, shimTimeout, MAX_HEALTH_BYTES);
+        this.calls = new UpstreamCalls(limits.upstream(), limits.hangingAfter());
         jdkServerDefaults();
+        this.server = HttpServer.create(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 128);
+        server.createContext("/", this::handle);
+        server.setExecutor(front);
         try {
-            this.server = HttpServer.create(listen.socketAddress(), 128);
+            this.listener = new ProxyFront(listen.socketAddress(), server.getAddress(), HEALTH_PATH, this::healthAnswer);
         } catch (IOException e) {
+            calls.close();
             throw new IOException("dstack.listen " + listen + ": cannot listen (" + e.getMessage() + ")", e);
         }
-        server.createContext("/", this::handle);
-        server.setExecutor(workers);
+    }
+
+    private static ThreadPoolExecutor pool(String prefix, int threads, int queue) {
+        AtomicInteger n = new AtomicInteger();
+        ThreadPoolExecutor p = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(queue),
+                r -> {
+                    Thread t = new Thread(r, prefix + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                }, new ThreadPoolExecutor.AbortPolicy());
+        p.allowCoreThreadTimeOut(true);
+        return p;
     }
 
     public ShimProxy start() {
         server.start();
+        listener.start();
         LOG.info("dstack shim health proxy on {} in front of {}", address(), shim);
         return this;
     }
 
     public InetSocketAddress address() {
-        return server.getAddress();
+        return listener.address();
+    }
+
+    /**
+     * What keeps the proxy from passing requests on right now, one sentence each; empty when it
+     * can. /healthz answers 503 with these.
+     */
+    public List<String> problems() {
+        List<String> out = new ArrayList<>();
+        int busy = calls.inProgress();
+        if (busy >= threads) {
+            int waiting = workers.getQueue().size();
+            out.add("shim proxy saturated: all " + threads + " pass-through workers are busy"
+                    + (waiting > 0 ? " and " + waiting + " request" + (waiting == 1 ? " waits" : "s wait") : ""));
+        }
+        out.addAll(calls.problems(shim));
+        return out;
     }
 
     @Override
     public void close() {
+        listener.close();
         server.stop(0);
         workers.shutdownNow();
+        front.shutdownNow();
+        calls.close();
     }
 
     /** The shim's response broke off after its headers were passed on: the client must not see a clean end. */
@@ -145,98 +220,119 @@ public final class ShimProxy implements AutoCloseable {
         }
     }
 
+    /** On a front thread: the health route is answered here, everything else handed to a pass-through worker. */
     private void handle(HttpExchange ex) {
         stats.requests.increment();
-        boolean abort = false;
-        try {
-            if ("GET".equals(ex.getRequestMethod()) && HEALTH_PATH.equals(ex.getRequestURI().getPath())) {
+        if ("GET".equals(ex.getRequestMethod()) && HEALTH_PATH.equals(ex.getRequestURI().getPath())) {
+            try {
                 answerHealth(ex);
-            } else {
-                forward(ex);
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("proxy health answer: {}", e.toString()); // the client went away
+            } finally {
+                ex.close();
             }
-        } catch (UpstreamBroke e) {
-            // Closing the exchange would end a chunked body properly and pass a truncated answer off as
-            // whole; an exception out of the handler makes the JDK server drop the connection instead.
-            stats.upstreamErrors.increment();
-            abort = true;
-            throw e;
-        } catch (IOException | RuntimeException e) {
-            // The client went away; the JDK server closes the connection.
-            LOG.debug("proxy {} {}: {}", ex.getRequestMethod(), ex.getRequestURI(), e.toString());
-        } finally {
-            if (!abort) {
+            return;
+        }
+        // Set up before the handler returns: the exchange then lives on in the worker.
+        ex.getRequestBody();
+        AbortableOutputStream out = new AbortableOutputStream(ex.getResponseBody());
+        ex.setStreams(null, out);
+        long queued = System.nanoTime();
+        try {
+            workers.execute(() -> passThrough(ex, out, queued));
+        } catch (RejectedExecutionException e) {
+            stats.refused.increment();
+            try {
+                busy(ex, "all " + threads + " pass-through workers are busy and " + workers.getQueue().size()
+                        + " requests wait (dstack-shim at " + shim + " is slow or hung)");
+            } catch (IOException | RuntimeException ignored) {
+                // the client went away
+            } finally {
                 ex.close();
             }
         }
     }
 
-    private void answerHealth(HttpExchange ex) throws IOException {
-        stats.healthAnswers.increment();
-        drain(ex.getRequestBody());
-        ShimHealth shimHealth = askShim(ex);
-        if (shimHealth instanceof ShimHealth.Down) {
-            stats.shimDownAnswers.increment();
-        } else if (shimHealth instanceof ShimHealth.Malformed) {
-            stats.shimMalformedAnswers.increment();
+    /** On a pass-through worker: forwards, then ends the exchange; a response the shim broke off is cut, not closed cleanly. */
+    private void passThrough(HttpExchange ex, AbortableOutputStream out, long queuedNanos) {
+        UpstreamCalls.Call call = calls.start();
+        try {
+            long waited = System.nanoTime() - queuedNanos;
+            if (waited > limits.queueWait().toNanos()) {
+                stats.refused.increment();
+                busy(ex, "waited " + TimeUnit.NANOSECONDS.toSeconds(waited) + " s for a pass-through worker (dstack-shim at "
+                        + shim + " is slow or hung)");
+                return;
+            }
+            forward(ex, call);
+        } catch (UpstreamBroke e) {
+            // Closing the exchange normally would end a chunked body properly and pass a truncated
+            // answer off as whole; the aborted stream makes the JDK server drop the connection instead.
+            stats.upstreamErrors.increment();
+            out.abort();
+            LOG.debug("proxy {} {}: {}", ex.getRequestMethod(), ex.getRequestURI(), e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            // The client went away; the JDK server closes the connection.
+            LOG.debug("proxy {} {}: {}", ex.getRequestMethod(), ex.getRequestURI(), e.toString());
+        } finally {
+            calls.end(call);
+            ex.close();
         }
-        Map<String, Object> merged = HealthMerge.merge(shimHealth, verdict.get(), onUnknown.get());
-        byte[] body = JSON.std.asBytes(merged);
+    }
+
+    /** The health route on a connection the JDK server holds (relayed keep-alive connections). */
+    private void answerHealth(HttpExchange ex) throws IOException {
+        drain(ex.getRequestBody());
+        byte[] body = healthBody(shimHealth.get());
         ex.getResponseHeaders().set("Content-Type", "application/json");
         ex.sendResponseHeaders(200, body.length);
         ex.getResponseBody().write(body);
     }
 
-    private ShimHealth askShim(HttpExchange ex) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(target(ex)).timeout(shimTimeout).GET();
-        copyRequestHeaders(ex.getRequestHeaders(), b);
-        try {
-            HttpResponse<InputStream> r = client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
-            try (InputStream in = r.body()) {
-                byte[] body = in.readNBytes(MAX_HEALTH_BYTES + 1);
-                if (r.statusCode() != 200) {
-                    return new ShimHealth.Malformed("HTTP " + r.statusCode());
-                }
-                if (body.length > MAX_HEALTH_BYTES) {
-                    return new ShimHealth.Malformed("answer larger than " + MAX_HEALTH_BYTES + " bytes");
-                }
-                Object parsed;
-                try {
-                    parsed = JSON.std.anyFrom(body);
-                } catch (IOException e) {
-                    return new ShimHealth.Malformed("not JSON: " + firstLine(e.getMessage()));
-                }
-                if (!(parsed instanceof Map<?, ?> m)) {
-                    return new ShimHealth.Malformed("not a JSON object");
-                }
-                @SuppressWarnings("unchecked")
-                Map<String, Object> map = (Map<String, Object>) m;
-                return new ShimHealth.Answer(map);
-            }
-        } catch (ConnectException | HttpConnectTimeoutException e) {
-            return new ShimHealth.Down("dstack-shim at " + shim + " is not reachable");
-        } catch (HttpTimeoutException e) {
-            return new ShimHealth.Malformed("no answer from " + shim + " within " + shimTimeout.toMillis() + " ms");
-        } catch (IOException e) {
-            if (isRefused(e)) {
-                return new ShimHealth.Down("dstack-shim at " + shim + " is not reachable");
-            }
-            return new ShimHealth.Malformed("reading from " + shim + " failed: " + firstLine(String.valueOf(e.getMessage())));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new ShimHealth.Malformed("interrupted");
-        }
+    /** The health route's answer for {@link ProxyFront}: complete at once when the shim's part is in memory. */
+    private CompletableFuture<byte[]> healthAnswer() {
+        stats.requests.increment();
+        CompletableFuture<ShimHealth> sh = shimHealth.current();
+        return sh.isDone() ? CompletableFuture.completedFuture(healthBody(sh.join())) : sh.thenApply(this::healthBody);
     }
 
-    private void forward(HttpExchange ex) throws IOException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(target(ex));
+    private byte[] healthBody(ShimHealth sh) {
+        stats.healthAnswers.increment();
+        if (sh instanceof ShimHealth.Down) {
+            stats.shimDownAnswers.increment();
+        } else if (sh instanceof ShimHealth.Malformed) {
+            stats.shimMalformedAnswers.increment();
+        }
+        Verdict v = verdict.get();
+        OnUnknown u = onUnknown.get();
+        HealthBody last = lastHealth;
+        if (last != null && last.verdict() == v && last.shim() == sh && last.onUnknown() == u) {
+            return last.body();
+        }
+        byte[] body;
+        try {
+            body = JSON.std.asBytes(HealthMerge.merge(sh, v, u));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        lastHealth = new HealthBody(v, sh, u, body);
+        return body;
+    }
+
+    private void forward(HttpExchange ex, UpstreamCalls.Call call) throws IOException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(target(ex)).timeout(limits.upstream());
         copyRequestHeaders(ex.getRequestHeaders(), b);
         b.method(ex.getRequestMethod(), requestBody(ex));
         HttpResponse<InputStream> r;
         try {
             r = client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
-        } catch (ConnectException | HttpConnectTimeoutException e) {
+        } catch (HttpConnectTimeoutException | ConnectException e) {
             stats.upstreamErrors.increment();
             error(ex, 502, "dstack-shim at " + shim + " is not reachable");
+            return;
+        } catch (HttpTimeoutException e) {
+            stats.upstreamErrors.increment();
+            error(ex, 504, "dstack-shim at " + shim + " did not answer within " + human(limits.upstream()));
             return;
         } catch (IOException e) {
             stats.upstreamErrors.increment();
@@ -248,6 +344,7 @@ public final class ShimProxy implements AutoCloseable {
             error(ex, 503, "nhc is shutting down");
             return;
         }
+        call.reading(r.body());
         Headers out = ex.getResponseHeaders();
         r.headers().map().forEach((name, values) -> {
             String lower = name.toLowerCase(Locale.ROOT);
@@ -268,15 +365,19 @@ public final class ShimProxy implements AutoCloseable {
             }
             // The JDK server: -1 = no body, 0 = chunked, n = exactly n bytes.
             ex.sendResponseHeaders(status, length < 0 ? 0 : length == 0 ? -1 : length);
-            copy(in, ex.getResponseBody());
+            copy(in, ex.getResponseBody(), call);
         }
     }
 
     /** Streams and flushes whenever the upstream has nothing more buffered, so streamed responses stay streamed. */
     static void copy(InputStream in, OutputStream out) throws IOException {
+        copy(in, out, null);
+    }
+
+    private static void copy(InputStream in, OutputStream out, UpstreamCalls.Call call) throws IOException {
         byte[] buf = new byte[BUFFER_BYTES];
         int n;
-        while ((n = readUpstream(in, buf)) >= 0) {
+        while ((n = readUpstream(in, buf, call)) >= 0) {
             if (n > 0) {
                 out.write(buf, 0, n);
             }
@@ -295,10 +396,17 @@ public final class ShimProxy implements AutoCloseable {
         }
     }
 
-    private static int readUpstream(InputStream in, byte[] buf) {
+    private static int readUpstream(InputStream in, byte[] buf, UpstreamCalls.Call call) {
         try {
-            return in.read(buf);
+            int n = in.read(buf);
+            if (call != null) {
+                call.progress();
+            }
+            return n;
         } catch (IOException e) {
+            if (call != null && call.gaveUp()) {
+                throw new UpstreamBroke(new IOException("no data from dstack-shim for longer than the proxy's upstream limit", e));
+            }
             throw new UpstreamBroke(e);
         }
     }
@@ -343,6 +451,16 @@ public final class ShimProxy implements AutoCloseable {
         }
     }
 
+    /** 503 without reading the request body: a busy proxy does not spend a thread on it; the connection closes after. */
+    private static void busy(HttpExchange ex, String message) throws IOException {
+        byte[] body = JSON.std.asBytes(Map.of("error", "nhc proxy: " + message));
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.getResponseHeaders().set("Retry-After", "1");
+        ex.getResponseHeaders().set("Connection", "close");
+        ex.sendResponseHeaders(503, body.length);
+        ex.getResponseBody().write(body);
+    }
+
     private static void error(HttpExchange ex, int status, String message) throws IOException {
         drain(ex.getRequestBody());
         byte[] body = JSON.std.asBytes(Map.of("error", "nhc proxy: " + message)) ;
@@ -357,6 +475,10 @@ public final class ShimProxy implements AutoCloseable {
         } catch (IOException ignored) {
             // Only emptying the connection for the next request; a broken one is closed anyway.
         }
+    }
+
+    static String human(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private static boolean isRefused(Throwable e) {

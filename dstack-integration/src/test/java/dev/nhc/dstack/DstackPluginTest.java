@@ -28,8 +28,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -92,6 +95,84 @@ class DstackPluginTest {
                 metrics);
         assertTrue(metrics.contains("nhc_proxy_health_answers_total{dstack_fleet_name=\"ssh-fleet\",dstack_project_name=\"main\",shim=\"down\"} 1.0"),
                 metrics);
+    }
+
+    /**
+     * Issue 13 item 10: 16 requests to a hung shim took every proxy worker; dstack's health poll
+     * then went unanswered, and /healthz still said ok. The plugin says it cannot serve, and the
+     * daemon's /healthz turns that into 503 with the reason.
+     */
+    @Test
+    void sixteenHungPassThroughRequestsLeaveHealthAnsweredAndHealthzSaysTheProxyIsStuck() throws Exception {
+        try (StandInShim shim = new StandInShim()) {
+            Path file = dir.resolve("nhc.yaml");
+            Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:" + shim.address().port() + "\n"));
+            daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
+            daemon.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
+            String proxy = "http://127.0.0.1:" + plugin.proxyAddress().getPort();
+            String status = "http://127.0.0.1:" + daemon.statusAddress().getPort();
+
+            List<CompletableFuture<HttpResponse<String>>> hung = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                hung.add(http.sendAsync(HttpRequest.newBuilder(URI.create(proxy + "/api/hang?i=" + i)).build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> shim.hanging.get() == 16);
+
+            // dstack's poll: answered within its 9 s, from nhc's verdict and the shim's own health.
+            HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(proxy + ShimProxy.HEALTH_PATH))
+                    .timeout(Duration.ofSeconds(9)).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, health.statusCode());
+            @SuppressWarnings("unchecked")
+            Map<String, Object> dcgm = (Map<String, Object>) JSON.std.mapFrom(health.body()).get("dcgm");
+            assertEquals(20, dcgm.get("overall_health"));
+
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                HttpResponse<String> h = http.send(HttpRequest.newBuilder(URI.create(status + "/healthz"))
+                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(503, h.statusCode(), h.body());
+                assertTrue(h.body().contains("\"status\":\"unavailable\""), h.body());
+                assertTrue(h.body().contains("all 16 pass-through workers are busy"), h.body());
+            });
+
+            shim.releaseHang.countDown();
+            for (var f : hung) {
+                assertEquals(200, f.get(30, TimeUnit.SECONDS).statusCode());
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> http.send(HttpRequest.newBuilder(URI.create(status + "/healthz")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+        }
+    }
+
+    /** A request past the pass-through pool's queue is refused with 503, and counted among the plugin's metrics. */
+    @Test
+    void refusedPassThroughRequestsAreCountedInTheMetrics() throws Exception {
+        try (StandInShim shim = new StandInShim()) {
+            Path file = dir.resolve("nhc.yaml");
+            Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:" + shim.address().port()
+                    + "\n  proxy_threads: 1\n"));
+            daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
+            daemon.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
+            String proxy = "http://127.0.0.1:" + plugin.proxyAddress().getPort();
+            String metrics = "http://127.0.0.1:" + daemon.statusAddress().getPort() + "/metrics";
+
+            List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+            for (int i = 0; i < 80; i++) {
+                sent.add(http.sendAsync(HttpRequest.newBuilder(URI.create(proxy + "/api/hang?i=" + i)).build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> sent.stream().anyMatch(f -> f.isDone() && f.join().statusCode() == 503));
+            long refused = sent.stream().filter(f -> f.isDone() && f.join().statusCode() == 503).count();
+            String text = http.send(HttpRequest.newBuilder(URI.create(metrics)).build(), HttpResponse.BodyHandlers.ofString()).body();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^nhc_proxy_refused_total ([0-9.]+)$").matcher(text);
+            assertTrue(m.find(), text);
+            assertTrue(Double.parseDouble(m.group(1)) >= refused, refused + " refused, metrics say " + m.group(1));
+            shim.releaseHang.countDown();
+        }
     }
 
     @Test

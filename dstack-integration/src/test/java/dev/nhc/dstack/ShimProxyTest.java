@@ -215,8 +215,12 @@ class ShimProxyTest {
     @Test
     void malformedShimAnswerGivesNhcVerdictPlusAnIncidentSayingSo() throws Exception {
         verdict.set(Verdicts.with(check("root-fs", "disk.usage", CheckStatus.COMPLETED, finding("/", Severity.FAIL, "/ is 99% full"))));
+        Map<String, String> reasons = Map.of("this is not json", "(not JSON", "[1,2]", "(not a JSON object)",
+                "{\"dcgm\":{\"overall_health\":5,\"incidents\":[]}}", "(overall_health is 5, not 0, 10 or 20)", "{}", "(no 'dcgm' member)");
         for (String bad : List.of("this is not json", "[1,2]", "{\"dcgm\":{\"overall_health\":5,\"incidents\":[]}}", "{}")) {
             shim.health.set(bad);
+            // The shim's answer is reused for a second: wait for one given after the change.
+            await().atMost(Duration.ofSeconds(10)).until(() -> health().toString().contains(reasons.get(bad)));
             Map<String, Object> d = health();
             assertEquals(20, d.get("overall_health"), bad);
             List<?> inc = (List<?>) d.get("incidents");
@@ -259,10 +263,15 @@ class ShimProxyTest {
         }
         assertTrue(proxyThreads() <= THREADS, "proxy threads: " + proxyThreads());
         assertTrue(maxWorkers <= THREADS, "proxy threads seen: " + maxWorkers);
+        assertTrue(threads("nhc-proxy-front-") <= ShimProxy.FRONT_THREADS, "front threads: " + threads("nhc-proxy-front-"));
     }
 
     private static int proxyThreads() {
-        return (int) Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("nhc-proxy-")).count();
+        return threads("nhc-proxy-pass-");
+    }
+
+    private static int threads(String prefix) {
+        return (int) Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix)).count();
     }
 
     @Test
@@ -275,7 +284,7 @@ class ShimProxyTest {
                 try (Socket s = broken.accept()) {
                     s.getInputStream().read(new byte[4096]);
                     s.getOutputStream().write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                            + "6\r\npartial\r\n").getBytes(StandardCharsets.US_ASCII));
+                            + "7\r\npartial\r\n").getBytes(StandardCharsets.US_ASCII));
                     s.getOutputStream().flush();
                     headersSeen.await(10, java.util.concurrent.TimeUnit.SECONDS);
                     s.setSoLinger(true, 0); // RST instead of FIN: the shim died mid-answer
@@ -302,5 +311,103 @@ class ShimProxyTest {
         client.send(HttpRequest.newBuilder(uri("/api/healthcheck")).header("X-Trace", "t1").build(), HttpResponse.BodyHandlers.ofString());
         assertTrue(shim.lastRequestHeaders.contains("X-trace=t1"), shim.lastRequestHeaders);
         assertFalse(shim.lastRequestHeaders.toLowerCase().contains("keep-alive"), shim.lastRequestHeaders);
+    }
+
+    // ---- issue 13 item 10: capacity and time limits ----
+
+    private static final ShimProxy.Limits SHORT = new ShimProxy.Limits(Duration.ofSeconds(1), Duration.ofMillis(500),
+            Duration.ofSeconds(10), Duration.ofMillis(200));
+
+    private ShimProxy startProxy(HostPort upstream, int threads, Duration shimTimeout, ShimProxy.Limits limits) throws IOException {
+        return new ShimProxy(new HostPort("127.0.0.1", 0), upstream, threads, shimTimeout, verdict::get, () -> OnUnknown.IGNORE,
+                stats, limits).start();
+    }
+
+    @Test
+    void aBurstOfHealthRequestsCostsTheShimOneCallNotOneEach() throws Exception {
+        List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            all.add(client.sendAsync(HttpRequest.newBuilder(uri(ShimProxy.HEALTH_PATH)).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        for (CompletableFuture<HttpResponse<String>> f : all) {
+            assertEquals(200, f.get().statusCode());
+        }
+        assertTrue(shim.healthCalls.get() < 20, "the shim was asked " + shim.healthCalls.get() + " times for 200 answers");
+    }
+
+    @Test
+    void aHungShimHealthIsAnsweredFromNhcAndThenNotWaitedForAgain() throws Exception {
+        proxy.close();
+        proxy = startProxy(shim.address(), THREADS, Duration.ofMillis(300), SHORT);
+        shim.healthHangs = true;
+        verdict.set(Verdicts.with(check("root-fs", "disk.usage", CheckStatus.COMPLETED, finding("/", Severity.WARN, "/ is 90% full"))));
+        Map<String, Object> first = health();
+        assertEquals(10, first.get("overall_health"));
+        assertTrue(first.toString().contains("no answer from 127.0.0.1:" + shim.address().port() + " within 300 ms"), first.toString());
+
+        // While the shim is still being asked (and still hangs), every answer comes from what is known.
+        List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            all.add(client.sendAsync(HttpRequest.newBuilder(uri(ShimProxy.HEALTH_PATH)).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        for (CompletableFuture<HttpResponse<String>> f : all) {
+            HttpResponse<String> r = f.get();
+            assertEquals(200, r.statusCode());
+            assertTrue(r.body().contains("no answer from"), r.body());
+        }
+        assertTrue(shim.healthCalls.get() < 20, "the hung shim was asked " + shim.healthCalls.get() + " times");
+    }
+
+    @Test
+    void anUpstreamThatNeverAnswersGets504AndCountsAsHanging() throws Exception {
+        proxy.close();
+        proxy = startProxy(shim.address(), THREADS, Duration.ofSeconds(3), new ShimProxy.Limits(Duration.ofSeconds(1),
+                Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofMillis(200)));
+        CompletableFuture<HttpResponse<String>> hung = client.sendAsync(HttpRequest.newBuilder(uri("/api/hang")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        await().atMost(Duration.ofSeconds(10)).until(() -> proxy.problems().stream().anyMatch(p -> p.contains("is hanging: 1 pass-through request has")));
+        HttpResponse<String> r = hung.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(504, r.statusCode());
+        assertTrue(r.body().contains("did not answer within 5 s"), r.body());
+        await().atMost(Duration.ofSeconds(5)).until(() -> proxy.problems().isEmpty());
+    }
+
+    @Test
+    void aResponseBodyThatStallsIsCutOffAndTheClientSeesItBreak() throws Exception {
+        proxy.close();
+        proxy = startProxy(shim.address(), THREADS, Duration.ofSeconds(3), SHORT);
+        HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(uri("/api/stall")).build(), HttpResponse.BodyHandlers.ofInputStream());
+        assertEquals(200, r.statusCode());
+        IOException broke = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> r.body().readAllBytes());
+        assertTrue(broke.getMessage() != null, String.valueOf(broke));
+        await().atMost(Duration.ofSeconds(5)).until(() -> stats.upstreamErrors.sum() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> proxy.problems().isEmpty());
+    }
+
+    @Test
+    void pastTheWorkersAndTheirQueueRequestsGet503WhileHealthIsStillAnswered() throws Exception {
+        proxy.close();
+        proxy = startProxy(shim.address(), 1, Duration.ofSeconds(3), ShimProxy.Limits.DEFAULT);
+        List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+        for (int i = 0; i < 1 + 64 + 3; i++) {
+            all.add(client.sendAsync(HttpRequest.newBuilder(uri("/api/hang?i=" + i)).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> stats.refused.sum() >= 3);
+        assertTrue(proxy.problems().get(0).startsWith("shim proxy saturated: all 1 pass-through workers are busy and 64 requests wait"),
+                proxy.problems().toString());
+        assertEquals(200, client.send(HttpRequest.newBuilder(uri(ShimProxy.HEALTH_PATH)).build(), HttpResponse.BodyHandlers.ofString())
+                .statusCode());
+        shim.releaseHang.countDown();
+        long busy = 0;
+        for (CompletableFuture<HttpResponse<String>> f : all) {
+            HttpResponse<String> r = f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            if (r.statusCode() == 503) {
+                busy++;
+                assertTrue(r.body().contains("pass-through workers are busy"), r.body());
+            } else {
+                assertEquals(200, r.statusCode(), r.body());
+            }
+        }
+        assertEquals(3, busy);
     }
 }

@@ -26,12 +26,41 @@ final class StandInShim implements AutoCloseable {
     final ExecutorService pool = Executors.newFixedThreadPool(32);
     final AtomicReference<String> health = new AtomicReference<>("{\"dcgm\": null}");
     final CountDownLatch releaseStream = new CountDownLatch(1);
+    /** Requests to /api/hang (and to health while {@link #healthHangs}) wait for this; {@link #hanging} counts them. */
+    final CountDownLatch releaseHang = new CountDownLatch(1);
+    final java.util.concurrent.atomic.AtomicInteger hanging = new java.util.concurrent.atomic.AtomicInteger();
+    volatile boolean healthHangs;
+    final java.util.concurrent.atomic.AtomicInteger healthCalls = new java.util.concurrent.atomic.AtomicInteger();
     volatile String lastRequestHeaders = "";
 
     StandInShim() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
         server.setExecutor(pool);
-        server.createContext("/api/instance/health", ex -> send(ex, 200, health.get().getBytes(StandardCharsets.UTF_8)));
+        server.createContext("/api/instance/health", ex -> {
+            healthCalls.incrementAndGet();
+            if (healthHangs) {
+                hang();
+            }
+            send(ex, 200, health.get().getBytes(StandardCharsets.UTF_8));
+        });
+        // Headers and a first chunk, then nothing until the test lets it go on.
+        server.createContext("/api/stall", ex -> {
+            ex.sendResponseHeaders(200, 0);
+            OutputStream out = ex.getResponseBody();
+            out.write("first-chunk\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            hang();
+            try (out) {
+                out.write("rest\n".getBytes(StandardCharsets.UTF_8));
+            } catch (IOException ignored) {
+                // the proxy gave up on us
+            }
+        });
+        // A shim that accepted the request and never answers (until the test lets it).
+        server.createContext("/api/hang", ex -> {
+            hang();
+            send(ex, 200, "{\"late\":true}".getBytes(StandardCharsets.UTF_8));
+        });
         // Echoes the request body byte for byte and describes the request in headers.
         server.createContext("/api/echo", ex -> {
             byte[] body = ex.getRequestBody().readAllBytes();
@@ -99,6 +128,17 @@ final class StandInShim implements AutoCloseable {
         server.start();
     }
 
+    private void hang() {
+        hanging.incrementAndGet();
+        try {
+            releaseHang.await(120, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            hanging.decrementAndGet();
+        }
+    }
+
     HostPort address() {
         return new HostPort("127.0.0.1", server.getAddress().getPort());
     }
@@ -121,6 +161,7 @@ final class StandInShim implements AutoCloseable {
     @Override
     public void close() {
         releaseStream.countDown();
+        releaseHang.countDown();
         server.stop(0);
         pool.shutdownNow();
     }

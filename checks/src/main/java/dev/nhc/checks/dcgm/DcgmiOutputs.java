@@ -1,7 +1,8 @@
 package dev.nhc.checks.dcgm;
 
+import dev.nhc.checks.capture.CaptureFile;
+
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -21,7 +22,10 @@ public record DcgmiOutputs(String healthJson, String diagJson, String healthSour
         return Optional.ofNullable(diagJson);
     }
 
-    /** Reads the given capture files; either may be null. The file names appear in messages. */
+    /**
+     * Reads the given capture files; either may be null. The file names appear in messages; a file
+     * too large or not text is {@link CaptureFile.Refused}.
+     */
     public static DcgmiOutputs read(Path healthFile, Path diagFile) throws IOException {
         return new DcgmiOutputs(read(healthFile), read(diagFile),
                 healthFile == null ? null : healthFile.toString(), diagFile == null ? null : diagFile.toString());
@@ -32,9 +36,9 @@ public record DcgmiOutputs(String healthJson, String diagJson, String healthSour
             return null;
         }
         try {
-            return Files.readString(p, java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.nio.charset.MalformedInputException e) {
-            return new String(Files.readAllBytes(p), java.nio.charset.StandardCharsets.UTF_8);
+            return CaptureFile.readText(p);
+        } catch (CaptureFile.Refused e) {
+            throw e;
         } catch (IOException e) {
             throw new IOException("cannot read dcgmi capture " + p + ": " + e.getMessage(), e);
         }

@@ -6,21 +6,20 @@ import dev.nhc.probe.ProbeState;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
-import java.util.zip.CRC32;
 
 /**
  * Reads the kernel log records that are new since the last run, keeping its cursor in the
@@ -38,9 +37,16 @@ import java.util.zip.CRC32;
  *     regular file at that path (tests) is read to EOF. Only kernel-facility records count.</li>
  * <li>{@code journal}: {@code journalctl -k -o short-iso-precise --show-cursor [--after-cursor=C]};
  *     cursor = the journal cursor.</li>
- * <li>a path (resolved under the system root): cursor = file identity (device+inode), byte offset
- *     and a checksum of its first bytes; a rotated, replaced or truncated file is read from the start.</li>
+ * <li>a path (resolved under the system root): cursor = device, inode, size, byte offset, and
+ *     checksums of the first bytes and of the bytes before the offset. A file renamed away by
+ *     rotation is found again by its inode in the same directory ({@code kern.log.1}) and read to
+ *     its end before the new file is read from its start; a truncated, replaced or rewritten file
+ *     is read from its start.</li>
  * </ul>
+ * Lines are bounded ({@link LineScanner}): an endless line keeps its head and is counted as
+ * truncated, NUL padding is dropped, and the cursor always moves past what was scanned. Every
+ * cursor value read back from state is checked ({@link KernelLogCursor}); an invalid one is reset
+ * and reported in {@link ReadStats#warnings()}.
  * A new boot id drops the kmsg and journal cursors (sequence numbers restart at boot); a file
  * outlives boots, so its cursor is kept and lines stamped before the boot are counted as
  * {@code beforeBootLines} instead of being examined (unless {@link #sinceBoot(boolean) sinceBoot(false)}).
@@ -50,7 +56,6 @@ import java.util.zip.CRC32;
 public final class KernelLogReader {
     public static final long DEFAULT_MAX_LINES = 1_000_000;
     static final String KMSG_PATH = "/dev/kmsg";
-    private static final int HEAD_BYTES = 256;
     /** Clock skew allowed between a log line's stamp and the boot time before calling it "before boot". */
     private static final Duration BOOT_SLACK = Duration.ofSeconds(5);
 
@@ -122,24 +127,29 @@ public final class KernelLogReader {
 
     /** Hands every new line to {@code sink} in log order, advances the cursor, and says what it did. */
     public ReadStats read(Consumer<KernelLogLine> sink) throws IOException {
+        KernelLogCursor cursor = new KernelLogCursor(state);
         String boot = bootId(ctx);
-        String storedBoot = state.getString("log.boot_id");
+        String storedBoot = cursor.bootId();
         boolean bootChanged = boot != null && storedBoot != null && !boot.equals(storedBoot);
-        boolean sameSource = source.equals(state.getString("log.source"));
+        boolean sameSource = source.equals(cursor.source());
+        // A sequence number or journal cursor is only good for the boot it was stored with.
+        boolean keepCursor = sameSource && !bootChanged && !cursor.bootIdDropped();
         Counter c = new Counter(sink, budgetEnd());
-        ReadStats stats;
+        Outcome o;
         if (source.equals("kmsg")) {
-            stats = readKmsg(c, sameSource && !bootChanged, bootChanged);
+            o = readKmsg(c, cursor, keepCursor);
         } else if (source.equals("journal")) {
-            stats = readJournal(c, sameSource && !bootChanged, bootChanged);
+            o = readJournal(c, cursor, keepCursor);
         } else {
-            stats = readFile(c, sameSource, bootChanged, bootTime(ctx));
+            o = readFile(c, cursor, sameSource, bootTime(ctx));
         }
-        state.put("log.source", source);
-        if (boot != null) {
-            state.put("log.boot_id", boot);
-        }
-        return stats;
+        cursor.saveCommon(source, boot);
+        return new ReadStats(o.source, c.read, c.unparsed, c.skipped, c.beforeBoot, o.lost, bootChanged, o.restarted,
+                o.incomplete || c.incomplete, c.truncated, cursor.warnings());
+    }
+
+    /** What one source's read did, beside the counts. */
+    private record Outcome(String source, long lost, boolean restarted, boolean incomplete) {
     }
 
     /** Stops a little before the check's deadline so that the probe still has time to judge and answer. */
@@ -160,6 +170,7 @@ public final class KernelLogReader {
         long unparsed;
         long skipped;
         long beforeBoot;
+        long truncated;
         boolean incomplete;
 
         Counter(Consumer<KernelLogLine> sink, Instant end) {
@@ -169,11 +180,19 @@ public final class KernelLogReader {
 
         /** Returns false once the deadline has come (checked every 4096 lines). */
         boolean timeLeft() {
-            if ((read + skipped) % 4096 == 0 && ctx.clock().instant().isAfter(end)) {
-                incomplete = true;
-                return false;
+            if ((read + skipped) % 4096 == 0) {
+                return !outOfTime();
             }
             return true;
+        }
+
+        /** Reads the clock now. */
+        boolean outOfTime() {
+            if (ctx.clock().instant().isAfter(end)) {
+                incomplete = true;
+                return true;
+            }
+            return false;
         }
 
         void offer(KernelLogLine line, Instant bootTime) {
@@ -193,15 +212,76 @@ public final class KernelLogReader {
         }
     }
 
+    /** Scans a file from {@code offset} with bounded lines, handing each to the counter; returns the offset reached. */
+    private long scan(FileChannel ch, long offset, Counter c, LineHandler h) throws IOException {
+        LineScanner scanner = new LineScanner();
+        long end = scanner.scan(ch, offset, new LineScanner.Sink() {
+            @Override
+            public boolean more() {
+                return c.timeLeft();
+            }
+
+            @Override
+            public boolean outOfTime() {
+                return c.outOfTime();
+            }
+
+            @Override
+            public void line(long lineNo, byte[] bytes, int len, boolean truncated) {
+                if (c.read >= maxLines) {
+                    c.skipped++; // counted without decoding: the bound is there to cap the work
+                    return;
+                }
+                h.line(lineNo, new String(bytes, 0, len, StandardCharsets.UTF_8));
+            }
+        });
+        c.truncated += scanner.truncated();
+        return end;
+    }
+
+    private interface LineHandler {
+        void line(long lineNo, String text);
+    }
+
     // ---- /dev/kmsg ----
 
-    private ReadStats readKmsg(Counter c, boolean keepCursor, boolean bootChanged) throws IOException {
+    private Outcome readKmsg(Counter c, KernelLogCursor cursor, boolean keepCursor) throws IOException {
         Path p = ctx.sys(KMSG_PATH);
-        long after = keepCursor ? state.getLong("log.seq", -1) : -1;
+        long after = keepCursor ? cursor.seq() : -1;
         Instant bootTime = bootTime(ctx);
-        long[] last = {after};
-        long[] lost = {0};
-        Consumer<String> record = rec -> {
+        KmsgPass pass = new KmsgPass(c, after, bootTime, true);
+        readKmsgRecords(p, c, pass);
+        if (after >= 0 && pass.newest >= 0 && pass.newest < after) {
+            // Stored with this boot's id yet past every record: it would skip every record for good.
+            cursor.dropSeq(pass.newest);
+            after = -1;
+            pass = new KmsgPass(c, after, bootTime, false);
+            readKmsgRecords(p, c, pass);
+        }
+        if (pass.last >= 0) {
+            cursor.saveSeq(pass.last);
+        }
+        return new Outcome(p.toString(), pass.lost, after < 0, false);
+    }
+
+    /** One read of kmsg records after a sequence number. */
+    private final class KmsgPass {
+        final Counter c;
+        final Instant bootTime;
+        /** false on a second pass over the same records: malformed ones were handed on already. */
+        final boolean offerMalformed;
+        long last;
+        long newest = -1;
+        long lost;
+
+        KmsgPass(Counter c, long after, Instant bootTime, boolean offerMalformed) {
+            this.c = c;
+            this.last = after;
+            this.bootTime = bootTime;
+            this.offerMalformed = offerMalformed;
+        }
+
+        void record(String rec) {
             int semi = rec.indexOf(';');
             String[] head = semi < 0 ? new String[0] : rec.substring(0, semi).split(",", 5);
             long prio;
@@ -215,16 +295,19 @@ public final class KernelLogReader {
                 seq = Long.parseLong(head[1]);
                 usec = Long.parseLong(head[2]);
             } catch (NumberFormatException e) {
-                c.offer(new KernelLogLine(-1, null, null, rec.strip(), false), null);
+                if (offerMalformed) {
+                    c.offer(new KernelLogLine(-1, null, null, rec.strip(), false), null);
+                }
                 return;
             }
-            if (seq <= last[0]) {
+            newest = Math.max(newest, seq);
+            if (seq <= last) {
                 return;
             }
-            if (last[0] >= 0 && seq > last[0] + 1) {
-                lost[0] += seq - last[0] - 1;
+            if (last >= 0 && seq > last + 1) {
+                lost += seq - last - 1;
             }
-            last[0] = seq;
+            last = seq;
             if ((prio >> 3) != 0) {
                 return;
             }
@@ -235,16 +318,17 @@ public final class KernelLogReader {
             }
             Instant t = bootTime == null ? null : bootTime.plusNanos(usec * 1000);
             c.offer(new KernelLogLine(seq, t, usec / 1e6, text, true), null);
-        };
+        }
+    }
+
+    private void readKmsgRecords(Path p, Counter c, KmsgPass pass) throws IOException {
         if (Files.isRegularFile(p)) {
-            try (BufferedReader r = Files.newBufferedReader(p, StandardCharsets.UTF_8)) {
-                String line;
-                while ((line = r.readLine()) != null && c.timeLeft()) {
-                    if (line.isEmpty() || line.startsWith(" ")) {
-                        continue; // continuation lines carry the record's KEY=value dictionary
+            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+                scan(ch, 0, c, (lineNo, line) -> {
+                    if (!line.startsWith(" ")) {
+                        pass.record(line); // continuation lines carry the record's KEY=value dictionary
                     }
-                    record.accept(line);
-                }
+                });
             } catch (NoSuchFileException e) {
                 throw new IOException("cannot read " + p + ": no such file");
             }
@@ -254,147 +338,117 @@ public final class KernelLogReader {
             try (Kmsg k = Kmsg.open(p.toString())) {
                 String rec;
                 while (c.timeLeft() && (rec = k.next()) != null) {
-                    record.accept(rec);
+                    pass.record(rec);
                 }
             }
         }
-        if (last[0] >= 0) {
-            state.put("log.seq", last[0]);
-        }
-        return new ReadStats(p.toString(), c.read, c.unparsed, c.skipped, 0, lost[0], bootChanged, after < 0, c.incomplete);
     }
 
     // ---- a log file ----
 
-    private ReadStats readFile(Counter c, boolean sameSource, boolean bootChanged, Instant bootTime) throws IOException {
+    private Outcome readFile(Counter c, KernelLogCursor cursor, boolean sameSource, Instant bootTime) throws IOException {
         Path p = ctx.sys(source);
-        BasicFileAttributes attrs;
+        LogFile.Id now;
         try {
-            attrs = Files.readAttributes(p, BasicFileAttributes.class);
+            now = LogFile.id(p, true);
         } catch (NoSuchFileException e) {
             throw new IOException("cannot read kernel log " + p + ": no such file");
         }
-        if (!attrs.isRegularFile()) {
-            throw new IOException("cannot read kernel log " + p + ": not a regular file");
+        LineHandler h = (lineNo, text) -> c.offer(timestamps.parse(lineNo, text), bootTime);
+        KernelLogCursor.FilePosition was = sameSource ? cursor.file() : null;
+        if (was != null && (was.device() != now.device() || was.inode() != now.inode())) {
+            // Rotated since the last run: what was appended to the old file after it is read first.
+            Optional<Path> old = LogFile.rotated(p, was.device(), was.inode());
+            if (old.isPresent()) {
+                KernelLogCursor.FilePosition rest = readRest(old.get(), was, c, h);
+                if (rest != null && c.incomplete) {
+                    cursor.saveFile(rest); // out of time in the old file: go on there next run
+                    return new Outcome(old.get().toString(), 0, false, true);
+                }
+            }
         }
-        String key = String.valueOf(attrs.fileKey());
-        long size = attrs.size();
-        long offset = state.getLong("log.offset", -1);
-        int headLen = (int) state.getLong("log.head_len", 0);
-        long headCrc = state.getLong("log.head_crc", -1);
         try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
-            boolean restart = !sameSource || offset < 0 || !key.equals(state.getString("log.file_key")) || size < offset
-                    || (headLen > 0 && headCrc != crcOfHead(ch, headLen));
-            if (restart) {
-                offset = 0;
-                headLen = (int) Math.min(HEAD_BYTES, size);
-                headCrc = crcOfHead(ch, headLen);
-            } else if (headLen < HEAD_BYTES && size > headLen) {
-                headLen = (int) Math.min(HEAD_BYTES, size);
-                headCrc = crcOfHead(ch, headLen);
-            }
-            long end = scanLines(ch, offset, (lineNo, text) -> c.offer(timestamps.parse(lineNo, text), bootTime), c);
-            state.put("log.file_key", key);
-            state.put("log.offset", end);
-            state.put("log.head_len", (long) headLen);
-            state.put("log.head_crc", headCrc);
-            return new ReadStats(p.toString(), c.read, c.unparsed, c.skipped, c.beforeBoot, 0, bootChanged, restart, c.incomplete);
+            boolean restart = was == null || differs(ch, was, now);
+            long end = scan(ch, restart ? 0 : was.offset(), c, h);
+            cursor.saveFile(position(ch, now, end));
+            return new Outcome(p.toString(), 0, restart, false);
         }
     }
 
-    private static long crcOfHead(FileChannel ch, int len) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(len);
-        long pos = 0;
-        while (b.hasRemaining()) {
-            int n = ch.read(b, pos);
-            if (n < 0) {
-                break;
+    /** The rest of a rotated file from where the last run stopped; null when it is not the file that was read (then it is left alone). */
+    private KernelLogCursor.FilePosition readRest(Path old, KernelLogCursor.FilePosition was, Counter c, LineHandler h) {
+        try (FileChannel ch = FileChannel.open(old, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            LogFile.Id id = LogFile.id(old, false);
+            if (differs(ch, was, id)) {
+                return null;
             }
-            pos += n;
+            return position(ch, id, scan(ch, was.offset(), c, h));
+        } catch (IOException e) {
+            return null; // gone or unreadable: the new file is still read
         }
-        CRC32 crc = new CRC32();
-        crc.update(b.array(), 0, b.position());
-        return crc.getValue();
     }
 
-    private interface LineHandler {
-        void line(long lineNo, String text);
+    /** Whether the file is not the one read up to {@code was}: another inode, shorter, or other bytes at its start or before the offset. */
+    private static boolean differs(FileChannel ch, KernelLogCursor.FilePosition was, LogFile.Id now) throws IOException {
+        if (was.device() != now.device() || was.inode() != now.inode()) {
+            return true;
+        }
+        if (now.size() < was.offset() || now.size() < was.size()) {
+            return true; // truncated (perhaps then written again)
+        }
+        if (was.headLen() >= 0 && LogFile.crc(ch, 0, was.headLen()) != was.headCrc()) {
+            return true;
+        }
+        return was.tailLen() >= 0 && LogFile.crc(ch, was.offset() - was.tailLen(), was.tailLen()) != was.tailCrc();
     }
 
-    /**
-     * Splits the file from {@code offset} into lines and returns the offset after the last one
-     * handled. A last line without its newline is taken as complete: kernel loggers write whole lines.
-     */
-    private long scanLines(FileChannel ch, long offset, LineHandler h, Counter c) throws IOException {
-        ch.position(offset);
-        ByteBuffer buf = ByteBuffer.allocate(256 * 1024);
-        byte[] line = new byte[1024];
-        int len = 0;
-        long consumed = offset;
-        long pos = offset;
-        long lineNo = 0;
-        while (true) {
-            buf.clear();
-            int n = ch.read(buf);
-            if (n < 0) {
-                break;
-            }
-            byte[] a = buf.array();
-            for (int i = 0; i < n; i++) {
-                byte b = a[i];
-                pos++;
-                if (b != '\n') {
-                    if (len == line.length) {
-                        line = java.util.Arrays.copyOf(line, len * 2);
-                    }
-                    line[len++] = b;
-                    continue;
-                }
-                lineNo++;
-                if (!c.timeLeft()) {
-                    return consumed;
-                }
-                emit(line, len, lineNo, h, c);
-                len = 0;
-                consumed = pos;
-            }
-        }
-        if (len > 0 && c.timeLeft()) {
-            lineNo++;
-            emit(line, len, lineNo, h, c);
-            consumed = pos;
-        }
-        return consumed;
-    }
-
-    private void emit(byte[] line, int len, long lineNo, LineHandler h, Counter c) {
-        if (len > 0 && line[len - 1] == '\r') {
-            len--;
-        }
-        if (len == 0) {
-            return;
-        }
-        if (c.read >= maxLines) {
-            c.skipped++; // counted without decoding: the bound is there to cap the work
-            return;
-        }
-        h.line(lineNo, new String(line, 0, len, StandardCharsets.UTF_8));
+    private static KernelLogCursor.FilePosition position(FileChannel ch, LogFile.Id id, long end) throws IOException {
+        long size = Math.max(id.size(), end);
+        int headLen = (int) Math.min(LogFile.CHECKSUM_BYTES, size);
+        int tailLen = (int) Math.min(LogFile.CHECKSUM_BYTES, end);
+        return new KernelLogCursor.FilePosition(id.device(), id.inode(), size, end, headLen, LogFile.crc(ch, 0, headLen),
+                tailLen, LogFile.crc(ch, end - tailLen, tailLen));
     }
 
     // ---- journald ----
 
-    private ReadStats readJournal(Counter c, boolean keepCursor, boolean bootChanged) throws IOException {
-        String cursor = keepCursor ? state.getString("log.cursor") : null;
+    private Outcome readJournal(Counter c, KernelLogCursor cursor, boolean keepCursor) throws IOException {
+        String from = keepCursor ? cursor.journalCursor() : null;
+        long offered = c.read + c.skipped;
+        JournalRun run = runJournal(c, from);
+        if (from != null && !run.result.timedOut() && run.result.exitCode() != 0 && c.read + c.skipped == offered
+                && run.result.firstLine().toLowerCase(java.util.Locale.ROOT).contains("cursor")) {
+            // A cursor journalctl cannot use (damaged, or from a journal since removed) would fail every run.
+            cursor.dropJournalCursor(run.result.firstLine());
+            from = null;
+            run = runJournal(c, null);
+        }
+        if (run.result.timedOut()) {
+            return new Outcome("journal", 0, from == null, true);
+        }
+        if (run.result.exitCode() != 0) {
+            throw new IOException(journalctl + " -k exited with " + run.result.exitCode() + ": " + run.result.firstLine());
+        }
+        if (run.cursor != null) {
+            cursor.saveJournalCursor(run.cursor);
+        }
+        return new Outcome("journal", 0, from == null, false);
+    }
+
+    private record JournalRun(ProcessRunner.Result result, String cursor) {
+    }
+
+    private JournalRun runJournal(Counter c, String after) throws IOException {
         List<String> argv = new ArrayList<>(List.of(journalctl, "-k", "-o", "short-iso-precise", "--no-pager", "--show-cursor", "-q"));
-        if (cursor != null) {
-            argv.add("--after-cursor=" + cursor);
+        if (after != null) {
+            argv.add("--after-cursor=" + after);
         }
         String[] newCursor = {null};
         long[] lineNo = {0};
-        ProcessRunner.Result r;
+        Duration left = Duration.between(ctx.clock().instant(), c.end);
         try {
-            r = ProcessRunner.of(argv)
-                    .timeout(Duration.between(ctx.clock().instant(), c.end).isNegative() ? Duration.ZERO : Duration.between(ctx.clock().instant(), c.end))
+            ProcessRunner.Result r = ProcessRunner.of(argv)
+                    .timeout(left.isNegative() ? Duration.ZERO : left)
                     .cleanEnvironment()
                     .onStdoutLine(text -> {
                         if (text.startsWith("-- cursor: ")) {
@@ -404,6 +458,7 @@ public final class KernelLogReader {
                         }
                     })
                     .run();
+            return new JournalRun(r, newCursor[0]);
         } catch (ProcessRunner.StartFailure e) {
             throw new IOException("cannot run " + journalctl + " (needed for log: journal): " + e.reason());
         } catch (InterruptedException e) {
@@ -411,15 +466,5 @@ public final class KernelLogReader {
             Thread.currentThread().interrupt();
             throw new java.io.InterruptedIOException("interrupted while reading the journal with " + journalctl);
         }
-        if (r.timedOut()) {
-            return new ReadStats("journal", c.read, c.unparsed, c.skipped, 0, 0, bootChanged, cursor == null, true);
-        }
-        if (r.exitCode() != 0) {
-            throw new IOException(journalctl + " -k exited with " + r.exitCode() + ": " + r.firstLine());
-        }
-        if (newCursor[0] != null) {
-            state.put("log.cursor", newCursor[0]);
-        }
-        return new ReadStats("journal", c.read, c.unparsed, c.skipped, 0, 0, bootChanged, cursor == null, c.incomplete);
     }
 }

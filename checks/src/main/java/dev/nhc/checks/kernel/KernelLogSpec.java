@@ -1,11 +1,13 @@
 package dev.nhc.checks.kernel;
 
 import dev.nhc.model.Observation;
+import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
-import dev.nhc.probe.ParamType;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.ProbeState;
 import dev.nhc.units.Unit;
+
+import java.util.Map;
 
 /** What every probe over new kernel log lines (kernel.log, gpu.xid) shares: reader keys, reader fields, and clearing. */
 public final class KernelLogSpec {
@@ -48,13 +50,20 @@ public final class KernelLogSpec {
                 .field("unparsed_lines", Unit.COUNT, "new lines without a timestamp nhc understands (still examined)")
                 .field("skipped_lines", Unit.COUNT, "new lines past max_lines, counted but not examined")
                 .field("before_boot_lines", Unit.COUNT, "file lines stamped before this boot, not examined")
-                .field("lost_records", Unit.COUNT, "kmsg records overwritten before nhc read them");
+                .field("lost_records", Unit.COUNT, "kmsg records overwritten before nhc read them")
+                .field("truncated_lines", Unit.COUNT, "new lines longer than 64 KiB: their head was examined, the rest skipped")
+                .field("cursor_resets", Unit.COUNT, "values of the reader's cursor in the check's state that were invalid and reset this run")
+                .field("cursor_problem", Unit.TEXT, "what was wrong with them")
+                // The log was still read, so nothing was missed; but state that was damaged or edited is worth a look.
+                .rule(DefaultRule.warn(Map.of("cursor_resets", "> 0"), "kernel log cursor: {cursor_problem}"));
     }
 
     public static Observation.Builder putStats(Observation.Builder o, ReadStats stats) {
         return o.put("lines_read", stats.linesRead()).put("unparsed_lines", stats.unparsedLines())
                 .put("skipped_lines", stats.skippedLines()).put("before_boot_lines", stats.beforeBootLines())
-                .put("lost_records", stats.lostRecords());
+                .put("lost_records", stats.lostRecords()).put("truncated_lines", stats.truncatedLines())
+                .put("cursor_resets", (long) stats.warnings().size())
+                .put("cursor_problem", stats.warnings().isEmpty() ? null : String.join("; ", stats.warnings()));
     }
 
     /**

@@ -1,7 +1,8 @@
 package dev.nhc.checks.net;
 
+import dev.nhc.checks.capture.CaptureFile;
+
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -60,7 +61,8 @@ public final class IbstatParser {
         if (size > MAX_BYTES) {
             throw new IbstatParseException(file.toString(), List.of("the file is " + size + " bytes; ibstat output of a node is a few KiB"));
         }
-        return parse(file.toString(), new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
+        // A pipe has no size to check first: CaptureFile bounds it while reading, and refuses what is not text.
+        return parse(file.toString(), CaptureFile.readText(file, MAX_BYTES));
     }
 
     public static IbstatCapture parse(String source, String text) throws IbstatParseException {

@@ -15,6 +15,8 @@ import dev.nhc.rules.testing.Pipeline;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -233,14 +235,31 @@ class GpuProbesThroughFakeNvmlTest {
         });
     }
 
+    /** Issue 13 item 14: init returned, then the count or the driver version hung; the message named nvmlInit_v2. */
+    @ParameterizedTest
+    @ValueSource(strings = {"nvmlDeviceGetCount_v2", "nvmlSystemGetDriverVersion"})
+    void aHangAfterInitNamesTheCallThatBlocked(String call) throws Exception {
+        var scenario = FakeNvml.scenario(FakeNvml.healthyH100s(2));
+        scenario.put("delays_ms", Map.of(call, 30_000));
+        FakeNvml.use(scenario);
+
+        Verdict v = assertTimeoutPreemptively(Duration.ofSeconds(9), () -> run("gpu.inventory", "{ count: 2 }"));
+
+        assertThat(only(v, "gpu.inventory")).satisfies(f -> {
+            assertThat(f.severity()).isEqualTo(Severity.FAIL);
+            assertThat(f.message()).contains("not responding: " + call + " blocked >").doesNotContain("nvmlInit_v2");
+        });
+    }
+
     /**
-     * Issue 13's fault suite: a hung init left every probe but a GPU count "unknown" (exit 0), as if
+     * Issue 13's fault suite: a hang while opening NVML left every probe but a GPU count "unknown" (exit 0), as if
      * NVML were merely absent. A hung NVML call means a sick GPU; here, the GPUs' driver is hung.
      */
-    @Test
-    void aHungInitFailsEveryGpuProbeNotOnlyTheCount() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"nvmlInit_v2", "nvmlDeviceGetCount_v2"})
+    void aHangWhileOpeningFailsEveryGpuProbeNotOnlyTheCount(String call) throws Exception {
         var scenario = FakeNvml.scenario(FakeNvml.healthyH100s(2));
-        scenario.put("delays_ms", Map.of("nvmlInit_v2", 30_000));
+        scenario.put("delays_ms", Map.of(call, 30_000));
         FakeNvml.use(scenario);
 
         Verdict v = assertTimeoutPreemptively(Duration.ofSeconds(9), () -> run("gpu.thermal", ""));
@@ -249,10 +268,10 @@ class GpuProbesThroughFakeNvmlTest {
             assertThat(f.entity()).isEqualTo(GpuScan.GPUS);
             assertThat(f.severity()).isEqualTo(Severity.FAIL);
             assertThat(f.remedy()).isEqualTo(Remedy.REBOOT);
-            assertThat(f.message()).contains("is not responding: nvmlInit_v2 blocked >").contains("the driver or a GPU is hung");
+            assertThat(f.message()).contains("is not responding: " + call + " blocked >").contains("the driver or a GPU is hung");
         });
         assertThat(result(v, "gpu.thermal").observations()).singleElement().satisfies(o -> assertThat(o.fields())
-                .containsEntry("responding", false).containsEntry("nvml_call", "nvmlInit_v2").containsEntry("nvml_available", false));
+                .containsEntry("responding", false).containsEntry("nvml_call", call).containsEntry("nvml_available", false));
     }
 
     @Test

@@ -84,6 +84,28 @@ class KernelLogProbeTest {
         assertEquals(List.of(), problems(run()));
     }
 
+    /** A damaged cursor value (issue 13 item 5) is reset and said once, as a warning; the remount after it still fails. */
+    @Test
+    void anInvalidCursorValueInStateWarnsOnceAndTheNewLinesAreStillJudged() throws Exception {
+        log("[1.0] usb 1-1: new device\n");
+        assertEquals(List.of(), problems(run()));
+        StateStore store = new StateStore(root.resolve("var/lib/nhc"));
+        store.section("check.klog").put("log.offset", "a lot");
+        store.section("check.klog").put("log.tail_len", 100_000L);
+        store.flush();
+        log("[2.0] EXT4-fs (nvme0n1p2): Remounting filesystem read-only\n");
+
+        Verdict v = run();
+
+        assertEquals(Severity.FAIL, finding(v, "filesystem read-only").orElseThrow().severity());
+        Finding cursor = finding(v, "kernel log").orElseThrow();
+        assertEquals(Severity.WARN, cursor.severity());
+        assertEquals("kernel log cursor: state value log.offset = \"a lot\" is invalid (expected a whole number in 0..9223372036854775807); "
+                + "reset it; state value log.tail_len = 100000 is invalid (expected a whole number in 0..256); reset it", cursor.message());
+        assertEquals(2L, cursor.observed().get("cursor_resets"));
+        assertEquals(Severity.PASS, finding(run(), "kernel log").orElseThrow().severity(), "the cursor is whole again");
+    }
+
     @Test
     void warningsReportOnlyTheRunThatSawThem() throws Exception {
         log("[1.0] watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [python:1234]\n"

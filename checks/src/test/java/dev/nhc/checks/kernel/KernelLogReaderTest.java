@@ -5,6 +5,8 @@ import dev.nhc.engine.state.StateSection;
 import dev.nhc.engine.testing.TestProbeContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -243,6 +245,292 @@ class KernelLogReaderTest {
         assertTrue(st[0].incomplete());
         assertEquals("s=old", s.getString("log.cursor"));
         assertTrue(Duration.ofNanos(System.nanoTime() - t0).compareTo(Duration.ofSeconds(1 + 3)) < 0);
+    }
+
+    private static List<String> messages(KernelLogReader r, ReadStats[] st) throws IOException {
+        return read(r, st).stream().map(KernelLogLine::message).toList();
+    }
+
+    private static final String XID_79 = "NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python, GPU has fallen off the bus.";
+
+    // ---- issue 13 item 5: values read back from state ----
+
+    /** A head length of 300000000 made every run allocate 300 MB and fail ("Java heap space"), missing the next XID. */
+    @Test
+    void anOutOfRangeHeadLengthInStateIsResetAndNewLinesAreStillRead() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        Path log = c.write("/var/log/kern.log", "[1.0] one\n[2.0] two\n");
+        ReadStats[] st = new ReadStats[1];
+        read(new KernelLogReader(c, "/var/log/kern.log"), st);
+
+        s.put("log.head_len", 300_000_000L);
+        Files.writeString(log, "[3.0] " + XID_79 + "\n", StandardOpenOption.APPEND);
+        assertEquals(List.of(XID_79), messages(new KernelLogReader(c, "/var/log/kern.log"), st));
+        assertTrue(s.getLong("log.head_len", -1) <= 256, "head length kept: " + s.getLong("log.head_len", -1));
+        assertEquals(List.of("state value log.head_len = 300000000 is invalid (expected a whole number in 0..256); reset it"),
+                st[0].warnings());
+        assertEquals(List.of(), messages(new KernelLogReader(c, "/var/log/kern.log"), st));
+        assertEquals(List.of(), st[0].warnings());
+    }
+
+    /** Every value the reader keeps, broken in the ways state gets broken: each is reset with a warning naming it, and reading goes on. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "log.offset    | -5",
+            "log.offset    | 'a lot'",
+            "log.offset    | 1.5",
+            "log.inode     | -1",
+            "log.device    | true",
+            "log.size      | -7",
+            "log.head_crc  | 99999999999",
+            "log.tail_len  | 100000",
+            "log.tail_crc  | -3",
+            "log.source    | 42",
+            "log.boot_id   | 'boot 1 with spaces'"})
+    void everyInvalidFileCursorValueIsResetWithAWarningAndTheNewLinesAreRead(String key, String raw) throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        Path log = c.write("/var/log/kern.log", "[1.0] one\n");
+        ReadStats[] st = new ReadStats[1];
+        read(new KernelLogReader(c, "/var/log/kern.log"), st);
+        Files.writeString(log, "[2.0] " + XID_79 + "\n", StandardOpenOption.APPEND);
+
+        s.put(key, parse(raw));
+        List<String> got = messages(new KernelLogReader(c, "/var/log/kern.log"), st);
+
+        assertTrue(got.contains(XID_79), key + " = " + raw + ": " + got);
+        assertEquals(1, st[0].warnings().size(), st[0].warnings().toString());
+        assertTrue(st[0].warnings().get(0).startsWith("state value " + key + " = "), st[0].warnings().get(0));
+        assertTrue(st[0].warnings().get(0).endsWith("; reset it"), st[0].warnings().get(0));
+        assertEquals(List.of(), messages(new KernelLogReader(c, "/var/log/kern.log"), st), "the cursor is whole again");
+        assertEquals(List.of(), st[0].warnings());
+    }
+
+    private static Object parse(String raw) {
+        if (raw.equals("true")) {
+            return Boolean.TRUE;
+        }
+        try {
+            return Long.parseLong(raw);
+        } catch (NumberFormatException e) {
+            try {
+                return Double.parseDouble(raw);
+            } catch (NumberFormatException e2) {
+                return raw;
+            }
+        }
+    }
+
+    @Test
+    void aJournalCursorWithAControlCharacterIsNeverHandedToJournalctl(@TempDir Path bin) throws IOException {
+        StateSection s = StateSection.detached("t");
+        s.put("log.source", "journal");
+        s.put("log.boot_id", "boot-1");
+        s.put("log.cursor", "s=abc\n--output=json");
+        TestProbeContext c = ctx(s);
+        Path args = bin.resolve("args");
+        Path fake = Scripts.write(bin, "journalctl", "echo \"$@\" >> " + args + "\necho '[1.0] line'; echo '-- cursor: s=new'");
+        ReadStats[] st = new ReadStats[1];
+        assertEquals(List.of("line"), messages(new KernelLogReader(c, "journal").journalctl(fake.toString()), st));
+        assertFalse(Files.readString(args).contains("after-cursor"), Files.readString(args));
+        assertEquals(1, st[0].warnings().size());
+        assertTrue(st[0].warnings().get(0).contains("log.cursor = \"s=abc?--output=json\""), st[0].warnings().get(0));
+        assertEquals("s=new", s.getString("log.cursor"));
+    }
+
+    @Test
+    void aJournalCursorJournalctlRefusesIsDroppedAndTheJournalReadWithoutIt(@TempDir Path bin) throws IOException {
+        StateSection s = StateSection.detached("t");
+        s.put("log.source", "journal");
+        s.put("log.boot_id", "boot-1");
+        s.put("log.cursor", "s=gone;i=1");
+        TestProbeContext c = ctx(s);
+        Path fake = Scripts.write(bin, "journalctl", "case \"$*\" in *--after-cursor=*) echo 'Failed to seek to cursor: Invalid argument' >&2; exit 1;;\n"
+                + "*) echo '[1.0] line'; echo '-- cursor: s=new';; esac");
+        ReadStats[] st = new ReadStats[1];
+        assertEquals(List.of("line"), messages(new KernelLogReader(c, "journal").journalctl(fake.toString()), st));
+        assertEquals(List.of("state value log.cursor was refused by journalctl (Failed to seek to cursor: Invalid argument); reset it"),
+                st[0].warnings());
+        assertEquals("s=new", s.getString("log.cursor"));
+    }
+
+    /** A kmsg sequence number from the future (hand edit, another machine's state) skipped every record forever. */
+    @Test
+    void aKmsgSequenceNumberPastTheNewestRecordIsResetAndTheRecordsAreRead() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        c.write("/dev/kmsg", "6,1,1000000,-;first\n4,2,2000000,-;" + XID_79 + "\n");
+        s.put("log.source", "kmsg");
+        s.put("log.boot_id", "boot-1");
+        s.put("log.seq", 9_000_000_000L);
+        ReadStats[] st = new ReadStats[1];
+        assertEquals(List.of("first", XID_79), messages(new KernelLogReader(c, "kmsg"), st));
+        assertEquals(2, s.getLong("log.seq", -1));
+        assertEquals(List.of("state value log.seq = 9000000000 is past the newest kernel record (2); reset it"), st[0].warnings());
+
+        s.put("log.seq", -4L);
+        assertEquals(List.of("first", XID_79), messages(new KernelLogReader(c, "kmsg"), st));
+        assertEquals(List.of("state value log.seq = -4 is invalid (expected a whole number in 0..9223372036854775807); reset it"),
+                st[0].warnings());
+    }
+
+    // ---- issue 13 item 6: one endless line ----
+
+    /** Writes {@code n} copies of {@code b} without holding them in memory. */
+    private static void append(Path p, byte b, long n) throws IOException {
+        byte[] block = new byte[1 << 20];
+        java.util.Arrays.fill(block, b);
+        try (var out = Files.newOutputStream(p, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+            for (long left = n; left > 0; left -= block.length) {
+                out.write(block, 0, (int) Math.min(block.length, left));
+            }
+        }
+    }
+
+    @Test
+    void aLineOfMoreThan64MiBKeepsItsHeadAndTheCursorMovesPastIt() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s).budget(Duration.ofSeconds(60));
+        Path log = c.write("/var/log/kern.log", "[1.0] before\n[2.0] " + XID_79 + " ");
+        append(log, (byte) 'x', 65L << 20);
+        Files.writeString(log, "\n[3.0] after\n", StandardOpenOption.APPEND);
+
+        ReadStats[] st = new ReadStats[1];
+        List<KernelLogLine> lines = read(new KernelLogReader(c, "/var/log/kern.log"), st);
+        assertEquals(3, lines.size());
+        assertTrue(lines.get(1).message().startsWith(XID_79), lines.get(1).message().substring(0, 100));
+        assertTrue(lines.get(1).message().length() <= 64 * 1024, "kept " + lines.get(1).message().length() + " characters");
+        assertEquals("after", lines.get(2).message());
+        assertEquals(Files.size(log), s.getLong("log.offset", -1));
+        assertEquals(1, st[0].truncatedLines());
+        assertEquals(3, st[0].linesRead());
+    }
+
+    /** The replay path and a run without enough time: a line longer than one run can scan still moves the cursor. */
+    @Test
+    void aLineLongerThanARunCanScanStillMovesTheCursor() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        Path log = c.write("/var/log/kern.log", "[1.0] " + XID_79 + " ");
+        append(log, (byte) 'x', 8L << 20);
+        ReadStats[] st = new ReadStats[1];
+        List<String> got = messages(new KernelLogReader(c.budget(Duration.ZERO), "/var/log/kern.log"), st);
+        assertTrue(st[0].incomplete());
+        assertEquals(1, got.size());
+        assertTrue(got.get(0).startsWith(XID_79));
+        long offset = s.getLong("log.offset", -1);
+        assertTrue(offset > 64 * 1024, "moved to " + offset);
+        messages(new KernelLogReader(c.budget(Duration.ofSeconds(30)), "/var/log/kern.log"), st);
+        assertEquals(Files.size(log), s.getLong("log.offset", -1));
+    }
+
+    /** After a crash the file system left NUL blocks; the logger went on after them, so the next line starts with 64 MiB of NULs. */
+    @Test
+    void nulPaddingHoldsNothingUpAndTheLineAfterItIsRead() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s).budget(Duration.ofSeconds(60));
+        Path log = c.write("/var/log/kern.log", "[1.0] before the crash\n");
+        append(log, (byte) 0, 65L << 20);
+        Files.writeString(log, "[2.0] " + XID_79 + "\n", StandardOpenOption.APPEND);
+
+        ReadStats[] st = new ReadStats[1];
+        assertEquals(List.of("before the crash", XID_79), messages(new KernelLogReader(c, "/var/log/kern.log"), st));
+        assertEquals(Files.size(log), s.getLong("log.offset", -1));
+
+        append(log, (byte) 0, 65L << 20); // padding at the end, no newline yet
+        assertEquals(List.of(), messages(new KernelLogReader(c, "/var/log/kern.log"), st));
+        Files.writeString(log, "[3.0] next\n", StandardOpenOption.APPEND);
+        assertEquals(List.of("next"), messages(new KernelLogReader(c, "/var/log/kern.log"), st));
+    }
+
+    // ---- issue 13 item 7: rotation and rewrites ----
+
+    @Test
+    void aLineAppendedJustBeforeRotationIsReadFromTheRotatedFileThenTheNewFileFromItsStart() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        Path log = c.write("/var/log/kern.log", "[1.0] one\n");
+        ReadStats[] st = new ReadStats[1];
+        assertEquals(List.of("one"), messages(new KernelLogReader(c, "/var/log/kern.log"), st));
+
+        Files.writeString(log, "[2.0] " + XID_79 + "\n", StandardOpenOption.APPEND);
+        Files.move(log, log.resolveSibling("kern.log.1"));
+        c.write("/var/log/kern.log", "[3.0] in the new file\n");
+        c.write("/var/log/kern.log.2", "[0.5] an older rotation, not read\n");
+
+        assertEquals(List.of(XID_79, "in the new file"), messages(new KernelLogReader(c, "/var/log/kern.log"), st));
+        assertTrue(st[0].restarted());
+        assertEquals(List.of(), messages(new KernelLogReader(c, "/var/log/kern.log"), st));
+    }
+
+    @Test
+    void aRotatedNameThatIsALinkToTheOldInodeIsNotFollowed() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        Path log = c.write("/var/log/kern.log", "[1.0] one\n");
+        ReadStats[] st = new ReadStats[1];
+        messages(new KernelLogReader(c, "/var/log/kern.log"), st);
+
+        Files.writeString(log, "[2.0] appended\n", StandardOpenOption.APPEND);
+        Path elsewhere = root.resolve("elsewhere.log");
+        Files.move(log, elsewhere);
+        Files.createSymbolicLink(log.resolveSibling("kern.log.1"), elsewhere);
+        c.write("/var/log/kern.log", "[3.0] new\n");
+        assertEquals(List.of("new"), messages(new KernelLogReader(c, "/var/log/kern.log"), st));
+    }
+
+    @Test
+    void aRotatedFileIsFollowedAcrossRunsWhenTheDeadlineCutsItShort() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        Path log = c.write("/var/log/kern.log", "[1.0] one\n");
+        ReadStats[] st = new ReadStats[1];
+        messages(new KernelLogReader(c, "/var/log/kern.log"), st);
+        Files.writeString(log, "[2.0] " + XID_79 + "\n", StandardOpenOption.APPEND);
+        Files.move(log, log.resolveSibling("kern.log.1"));
+        c.write("/var/log/kern.log", "[3.0] new\n");
+
+        assertEquals(List.of(), messages(new KernelLogReader(c.budget(Duration.ZERO), "/var/log/kern.log"), st));
+        assertTrue(st[0].incomplete());
+        assertEquals(List.of(XID_79, "new"), messages(new KernelLogReader(c.budget(Duration.ofSeconds(10)), "/var/log/kern.log"), st));
+    }
+
+    @Test
+    void theCursorOfAnEarlierNhcIsTakenOverWithoutReadingTheFileAgain() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        Path log = c.write("/var/log/kern.log", "[1.0] one\n");
+        ReadStats[] st = new ReadStats[1];
+        messages(new KernelLogReader(c, "/var/log/kern.log"), st);
+        // What nhc 0.1 kept: the JDK's file key text, offset and head checksum.
+        long dev = s.getLong("log.device", -1);
+        long ino = s.getLong("log.inode", -1);
+        for (String k : List.of("log.device", "log.inode", "log.size", "log.tail_len", "log.tail_crc")) {
+            s.remove(k);
+        }
+        s.put("log.file_key", "(dev=" + Long.toHexString(dev) + ",ino=" + ino + ")");
+        Files.writeString(log, "[2.0] two\n", StandardOpenOption.APPEND);
+        assertEquals(List.of("two"), messages(new KernelLogReader(c, "/var/log/kern.log"), st));
+        assertEquals(List.of(), st[0].warnings());
+        assertEquals(null, s.get("log.file_key"));
+        assertEquals(ino, s.getLong("log.inode", -1));
+    }
+
+    @Test
+    void anInPlaceRewriteWithTheSameHeadIsReadFromTheStartNotSkipped() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        String head = "[0.0] " + "h".repeat(300) + "\n"; // the first 256 bytes stay the same
+        Path log = c.write("/var/log/kern.log", head + "[1.0] old line one\n[2.0] old line two\n");
+        ReadStats[] st = new ReadStats[1];
+        read(new KernelLogReader(c, "/var/log/kern.log"), st);
+
+        // Same inode, same head, longer than before: only the content before the old offset differs.
+        Files.writeString(log, head + "[1.0] " + XID_79 + "\n[2.0] new line two, a little longer than before\n");
+        List<String> got = messages(new KernelLogReader(c, "/var/log/kern.log"), st);
+        assertTrue(got.contains(XID_79), got.toString());
+        assertTrue(st[0].restarted());
     }
 
     /** The real device of this machine: read to its end without blocking, then only what is new. */

@@ -788,10 +788,14 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         if (reloadProblem != null) {
             problems.add(reloadProblem);
         }
+        List<String> unavailable = new ArrayList<>();
         for (DaemonPlugin p : running) {
             problems.addAll(p.problems());
+            unavailable.addAll(p.unavailable());
         }
-        return new DaemonStatus(verdict, finished, startedAt, problems, stateWriteErrors.get(), reloads.get(), reloadFailures.get());
+        problems.addAll(unavailable);
+        return new DaemonStatus(verdict, finished, startedAt, problems, stateWriteErrors.get(), reloads.get(), reloadFailures.get(),
+                unavailable);
     }
 
     /** Where the status endpoints actually listen (port 0 in tests picks a free one). */

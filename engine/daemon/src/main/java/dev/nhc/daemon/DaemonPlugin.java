@@ -41,6 +41,16 @@ public interface DaemonPlugin extends AutoCloseable {
         return List.of();
     }
 
+    /**
+     * What keeps this plugin from serving its clients right now (a proxy whose workers are all
+     * stuck on a hung upstream); empty when it serves. While any plugin says so, /healthz answers
+     * 503 "unavailable" with these reasons, so a supervisor or load balancer sees it; they count
+     * as {@link #problems()} too.
+     */
+    default List<String> unavailable() {
+        return List.of();
+    }
+
     /** Labels this plugin adds to every metric (dstack's project and fleet). */
     default Map<String, String> metricLabels() {
         return Map.of();

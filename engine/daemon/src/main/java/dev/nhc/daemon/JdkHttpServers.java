@@ -16,5 +16,10 @@ public final class JdkHttpServers {
         if (System.getProperty("sun.net.httpserver.nodelay") == null) {
             System.setProperty("sun.net.httpserver.nodelay", "true");
         }
+        // Past 200 idle keep-alive connections (the JDK's default) each finished exchange closes its
+        // connection, and a busy client reconnects for every request.
+        if (System.getProperty("sun.net.httpserver.maxIdleConnections") == null) {
+            System.setProperty("sun.net.httpserver.maxIdleConnections", "2048");
+        }
     }
 }

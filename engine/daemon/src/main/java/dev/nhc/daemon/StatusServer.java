@@ -95,11 +95,13 @@ public final class StatusServer implements AutoCloseable {
     private void healthz(HttpExchange ex) throws IOException {
         DaemonStatus s = status.get();
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("status", s.problems().isEmpty() ? "ok" : "degraded");
+        boolean serving = s.unavailable().isEmpty();
+        m.put("status", !serving ? "unavailable" : s.problems().isEmpty() ? "ok" : "degraded");
         m.put("verdict", s.verdict() == null ? "none-yet" : s.verdict().severity().label());
         m.put("problems", s.problems());
-        // 200 while the daemon serves: its own trouble is reported, not turned into a restart loop.
-        json(ex, 200, m);
+        // 200 while the daemon serves: its own trouble is reported, not turned into a restart loop;
+        // 503 while a plugin cannot serve its clients (a proxy stuck on a hung upstream), with the reason.
+        json(ex, serving ? 200 : 503, m);
     }
 
     private void verdict(HttpExchange ex) throws IOException {

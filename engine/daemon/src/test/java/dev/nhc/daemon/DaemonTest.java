@@ -439,6 +439,51 @@ class DaemonTest {
         assertTrue(seen.contains("closed"));
     }
 
+    /** A plugin that cannot serve its clients makes /healthz 503 with its reason, and 200 again once it can. */
+    @Test
+    void aPluginThatCannotServeMakesHealthz503WithItsReason() throws Exception {
+        List<String> stuck = new CopyOnWriteArrayList<>(List.of("all 2 workers are busy"));
+        DaemonPlugin proxy = new DaemonPlugin() {
+            @Override
+            public String name() {
+                return "stuck proxy";
+            }
+
+            @Override
+            public boolean wanted(Plan plan) {
+                return true;
+            }
+
+            @Override
+            public void start(DaemonContext daemon) {
+            }
+
+            @Override
+            public List<String> unavailable() {
+                return List.copyOf(stuck);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Daemon d = start(write("nhc.yaml", config("  - { name: fast, use: test.fast }\n")), proxy);
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
+        String base = "http://127.0.0.1:" + d.statusAddress().getPort();
+
+        HttpResponse<String> h = get(base + "/healthz");
+        assertEquals(503, h.statusCode(), h.body());
+        Map<String, Object> json = JSON.std.mapFrom(h.body());
+        assertEquals("unavailable", json.get("status"));
+        assertEquals(List.of("all 2 workers are busy"), json.get("problems"));
+        assertTrue(get(base + "/metrics").body().contains("nhc_daemon_healthy 0.0"));
+
+        stuck.clear();
+        HttpResponse<String> again = get(base + "/healthz");
+        assertEquals(200, again.statusCode(), again.body());
+        assertEquals("ok", JSON.std.mapFrom(again.body()).get("status"));
+    }
+
     @Test
     void theVerdictSocketAnswersBinNhcSlurmForItsOwnConfigOnly() throws Exception {
         answer.put("fast", Severity.FAIL);

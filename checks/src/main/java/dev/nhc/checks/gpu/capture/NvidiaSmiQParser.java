@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu.capture;
 
+import dev.nhc.checks.capture.CaptureFile;
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice.EccCounter;
 import dev.nhc.checks.gpu.GpuDevice.EccError;
@@ -9,8 +10,6 @@ import dev.nhc.checks.gpu.GpuDevice.TemperatureThreshold;
 import dev.nhc.checks.gpu.PciBusId;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -65,8 +64,9 @@ public final class NvidiaSmiQParser {
         this.source = source;
     }
 
+    /** Reads the capture through {@link CaptureFile} (bounded, text only: {@link CaptureFile.Refused} otherwise), then parses it. */
     public static GpuCapture parse(Path file) throws IOException, CaptureParseException {
-        return parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
+        return parse(file.toString(), CaptureFile.readText(file));
     }
 
     /** @param source names the capture in messages (its file name) */

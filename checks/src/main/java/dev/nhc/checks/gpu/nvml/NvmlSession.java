@@ -29,8 +29,14 @@ public final class NvmlSession {
     private final ExecutorService system;
     private final CompletableFuture<Opened> opened;
     private volatile List<NvmlGpu> gpus;
+    /** The step of opening in progress, so that a hang is reported by the call that blocked, not by init. */
+    private volatile Step step;
 
     record Opened(String driverVersion, int count) {
+    }
+
+    /** One step of opening: {@code call} names it in messages; {@code startedNanos} gives it its own call limit. */
+    private record Step(String call, long startedNanos) {
     }
 
     NvmlSession(String configuredLibrary, Duration callLimit) {
@@ -56,7 +62,12 @@ public final class NvmlSession {
         return opened.isCompletedExceptionally();
     }
 
+    private void starting(String call) {
+        step = new Step(call, System.nanoTime());
+    }
+
     private Opened open() {
+        starting("loading " + library);
         try {
             NvmlNative.bind(library);
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
@@ -65,16 +76,19 @@ public final class NvmlSession {
         } catch (IllegalStateException e) {
             throw new OpenFailure(e.getMessage());
         }
+        starting("nvmlInit_v2");
         int rc = NvmlNative.nvmlInit_v2();
         if (rc != NvmlReturn.SUCCESS) {
             throw new OpenFailure(initFailure(rc));
         }
         int[] count = new int[1];
+        starting("nvmlDeviceGetCount_v2");
         rc = NvmlNative.nvmlDeviceGetCount_v2(count);
         if (rc != NvmlReturn.SUCCESS) {
             throw new OpenFailure("NVML (" + library + ") cannot count the GPUs: nvmlDeviceGetCount_v2 returned " + describe(rc));
         }
         byte[] version = new byte[96];
+        starting("nvmlSystemGetDriverVersion");
         rc = NvmlNative.nvmlSystemGetDriverVersion(version, version.length);
         String driver = rc == NvmlReturn.SUCCESS ? Native.toString(version) : null;
         return new Opened(driver, count[0]);
@@ -115,21 +129,39 @@ public final class NvmlSession {
         return NvmlReturn.name(rc) + (text == null || text.isBlank() ? "" : " (" + text + ")");
     }
 
-    /** Waits for load + init within {@code deadline}'s next-call limit. */
+    /**
+     * Waits for load, init, count and driver version. Each of these steps may take the per-call
+     * limit, counted from when it started, and all of them end with {@code deadline}; a step that
+     * overruns is reported by its own name (a GPU that hangs the count is not an init hang).
+     */
     Opened awaitOpen(Deadline deadline) throws GpuSourceException {
-        Duration limit = deadline.nextCall();
-        try {
-            return opened.get(limit.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            throw GpuSourceException.hung("nvmlInit_v2", "NVML (" + library + ") is not responding: nvmlInit_v2 blocked > "
-                    + NvmlCallRunner.format(limit) + "; the driver or a GPU is hung");
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            throw new GpuSourceException(cause instanceof OpenFailure ? cause.getMessage()
-                    : "NVML (" + library + ") failed to open: " + cause);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new GpuSourceException("interrupted while waiting for NVML to initialise");
+        while (true) {
+            Step s = step;
+            long now = System.nanoTime();
+            long wait = deadline.nextCall().toNanos();
+            if (s != null) {
+                wait = Math.max(Deadline.MIN_NANOS, Math.min(wait, s.startedNanos() + deadline.callLimitNanos() - now));
+            }
+            try {
+                return opened.get(wait, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                Step after = step;
+                if (after != s && System.nanoTime() < deadline.endNanos()) {
+                    continue; // the step that was slow finished; the next one gets its own limit
+                }
+                String call = after == null ? "nvmlInit_v2" : after.call();
+                long blocked = after == null ? wait : System.nanoTime() - after.startedNanos();
+                throw GpuSourceException.hung(call, "NVML (" + library + ") is not responding: " + call + " blocked > "
+                        + NvmlCallRunner.format(Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(blocked) / 100 * 100))
+                        + "; the driver or a GPU is hung");
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                throw new GpuSourceException(cause instanceof OpenFailure ? cause.getMessage()
+                        : "NVML (" + library + ") failed to open: " + cause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new GpuSourceException("interrupted while waiting for NVML to initialise");
+            }
         }
     }
 

@@ -91,6 +91,28 @@ class GpuXidProbeTest {
         assertEquals(1L, f.observed().get("xid_latched"));
     }
 
+    /** Issue 13 item 5: a damaged cursor made every run UNKNOWN ("Java heap space") and missed the next XID. */
+    @Test
+    void aDamagedCursorInStateIsResetWithAWarningAndTheNextXidStillFails() throws Exception {
+        log("[1.0] usb 1-1: new device\n");
+        assertEquals(Severity.PASS, Pipeline.severity(run(), "xid"));
+        StateStore store = new StateStore(root.resolve("var/lib/nhc"));
+        store.section("check.xid").put("log.head_len", 300_000_000L);
+        store.flush();
+        log("[2.0] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python, GPU has fallen off the bus.\n");
+
+        Verdict v = run();
+
+        assertEquals(Severity.FAIL, gpu(v, "0000:3b:00.0").severity());
+        Finding warning = Pipeline.about(v, "xid", "kernel log");
+        assertEquals(Severity.WARN, warning.severity());
+        assertEquals("kernel log cursor: state value log.head_len = 300000000 is invalid (expected a whole number in 0..256); reset it",
+                warning.message());
+        Verdict next = run();
+        assertEquals(Severity.PASS, Pipeline.about(next, "xid", "kernel log").severity(), "the cursor is whole again");
+        assertEquals(Severity.FAIL, gpu(next, "0000:3b:00.0").severity(), "the XID stays latched");
+    }
+
     @Test
     void pciAddressMapsToTheGpuIndexWhenTheInventoryKnowsIt() throws Exception {
         log("[1.0] NVRM: Xid (PCI:0000:3B:00): 48, x\n[2.0] NVRM: Xid (PCI:0000:af:00): 48, y\n");
@@ -463,6 +485,23 @@ class GpuXidProbeTest {
         ProbeResult second = probe.probe(ctx(s, "{ log: " + LOG + " }"));
         assertEquals(0L, observed(second, "kernel log").get("lines_read"));
         assertEquals(1L, observed(second, "GPU at PCI 0000:3b:00.0").get("xid_latched"));
+    }
+
+    /** Issue 13 item 6: a line of 64 MiB of NUL padding blinded the check for good. */
+    @Test
+    void anXidAfterAHugeRunOfNulPaddingIsFound() throws Exception {
+        Path p = log("[1.0] before the crash\n");
+        byte[] nuls = new byte[1 << 20];
+        try (var out = Files.newOutputStream(p, StandardOpenOption.APPEND)) {
+            for (int i = 0; i < 65; i++) {
+                out.write(nuls);
+            }
+        }
+        log("[2.0] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python, GPU has fallen off the bus.\n");
+        ProbeResult r = probe.probe(ctx(StateSection.detached("s"), "{ log: " + LOG + " }").budget(java.time.Duration.ofSeconds(60)));
+        assertEquals(true, observed(r, "GPU at PCI 0000:3b:00.0").get("needs_service"));
+        assertEquals(0L, observed(r, "kernel log").get("truncated_lines"));
+        assertEquals(0L, observed(r, "kernel log").get("cursor_resets"));
     }
 
     @Test

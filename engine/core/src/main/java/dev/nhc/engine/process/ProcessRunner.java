@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -38,7 +39,9 @@ import java.util.function.Consumer;
  * {@link #onStdoutLine} streams stdout line by line to a consumer instead of keeping it (for long
  * outputs such as journalctl), {@link #directory} the working directory (default: nhc's own).
  *
- * <p>A program that cannot be started throws {@link StartFailure} naming it. When the calling
+ * <p>A program that cannot be started throws {@link StartFailure} naming it; so does one whose
+ * output reader thread cannot be started (at the pid or thread limit), after it and everything it
+ * forked were killed: nothing may run that nhc neither reads nor times. When the calling
  * thread is interrupted (the runner abandoned the check), the process tree is killed before the
  * InterruptedException propagates.
  *
@@ -68,6 +71,7 @@ public final class ProcessRunner {
     private boolean mergeStderr;
     private Consumer<String> stdoutLines;
     private Path directory;
+    private ThreadFactory readerThreads = ProcessRunner::readerThread;
 
     private ProcessRunner(List<String> argv) {
         if (argv == null || argv.isEmpty()) {
@@ -138,6 +142,18 @@ public final class ProcessRunner {
         return this;
     }
 
+    /** Where the output readers' threads come from (tests make it fail as a pid limit does). */
+    ProcessRunner readerThreads(ThreadFactory f) {
+        this.readerThreads = Objects.requireNonNull(f);
+        return this;
+    }
+
+    private static Thread readerThread(Runnable r) {
+        Thread t = new Thread(r);
+        t.setDaemon(true);
+        return t;
+    }
+
     /**
      * What happened. {@code exitCode} is -1 when the program was killed on timeout.
      * {@code truncated}: more output came than the cap kept. {@code stdoutBytes}: how much the
@@ -168,7 +184,7 @@ public final class ProcessRunner {
     public static final class StartFailure extends IOException {
         private final String reason;
 
-        StartFailure(String program, String reason, IOException cause) {
+        StartFailure(String program, String reason, Throwable cause) {
             super("cannot run " + program + ": " + reason, cause);
             this.reason = reason;
         }
@@ -210,8 +226,22 @@ public final class ProcessRunner {
         } catch (IOException e) {
             throw new StartFailure(argv.get(0), reason(e), e);
         }
-        Drain out = new Drain(p.getInputStream(), outputCap, stdoutLines, "stdout of " + argv.get(0));
-        Drain err = mergeStderr ? null : new Drain(p.getErrorStream(), outputCap, null, "stderr of " + argv.get(0));
+        Drain out = null;
+        Drain err;
+        try {
+            out = new Drain(p.getInputStream(), outputCap, stdoutLines, "stdout of " + argv.get(0), readerThreads);
+            err = mergeStderr ? null : new Drain(p.getErrorStream(), outputCap, null, "stderr of " + argv.get(0), readerThreads);
+        } catch (OutOfMemoryError | RuntimeException e) {
+            // At the pid or thread limit (a fork bomb, say) the program runs but nothing could read or
+            // time it: kill it and everything it started, or it goes on eating what is left.
+            killTree(p, Set.of());
+            killTagged(tag);
+            if (out != null) {
+                out.stop();
+            }
+            String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            throw new StartFailure(argv.get(0), "cannot start reader: " + why, e);
+        }
 
         Set<ProcessHandle> seen = new LinkedHashSet<>();
         boolean exited = false;
@@ -265,22 +295,38 @@ public final class ProcessRunner {
                 killed[0] + children, children, out.total());
     }
 
-    /** Kills the processes whose environment carries {@code tag}: children the program left behind, wherever they were reparented. */
+    /**
+     * Kills the processes whose environment carries {@code tag}: children the program left behind,
+     * wherever they were reparented. Repeats until a pass finds nobody new, so that a tree still
+     * forking while it is killed (a killed process forks no more) is caught whole.
+     */
     private static int killTagged(String tag) {
         byte[] marker = (TAG_VAR + "=" + tag).getBytes(StandardCharsets.UTF_8);
+        Set<Long> killed = new java.util.HashSet<>();
+        for (int pass = 0; pass < 50; pass++) {
+            if (killTaggedOnce(marker, killed) == 0) {
+                break;
+            }
+        }
+        return killed.size();
+    }
+
+    /** One pass over /proc; returns how many tagged processes it killed that earlier passes had not. */
+    private static int killTaggedOnce(byte[] marker, Set<Long> killed) {
         long self = ProcessHandle.current().pid();
         int n = 0;
         try (java.nio.file.DirectoryStream<java.nio.file.Path> procs = java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc"),
                 e -> e.getFileName().toString().chars().allMatch(Character::isDigit))) {
             for (java.nio.file.Path dir : procs) {
                 long pid = Long.parseLong(dir.getFileName().toString());
-                if (pid == self) {
+                if (pid == self || killed.contains(pid)) {
                     continue;
                 }
                 try {
                     if (contains(java.nio.file.Files.readAllBytes(dir.resolve("environ")), marker)) {
                         Optional<ProcessHandle> h = ProcessHandle.of(pid);
                         if (h.isPresent() && h.get().destroyForcibly()) {
+                            killed.add(pid);
                             n++;
                         }
                     }
@@ -344,11 +390,16 @@ public final class ProcessRunner {
         if (m == null) {
             return e.getClass().getSimpleName();
         }
-        // "Cannot run program "x": error=2, No such file or directory" -> the part after the errno
+        // JDK 17: "Cannot run program "x": error=2, No such file or directory" -> the part after the errno;
+        // JDK 25: "Cannot run program "x": Exec failed, error: 2 (No such file or directory) " -> the part in brackets
         int i = m.indexOf("error=");
         if (i >= 0) {
             int comma = m.indexOf(", ", i);
             return comma >= 0 ? m.substring(comma + 2) : m.substring(i);
+        }
+        java.util.regex.Matcher errno = java.util.regex.Pattern.compile("error: \\d+ \\(([^)]*)\\)").matcher(m);
+        if (errno.find()) {
+            return errno.group(1);
         }
         return m;
     }
@@ -365,12 +416,12 @@ public final class ProcessRunner {
         private boolean truncated;
         private long total;
 
-        Drain(InputStream in, int cap, Consumer<String> lines, String name) {
+        Drain(InputStream in, int cap, Consumer<String> lines, String name, ThreadFactory threads) {
             this.in = in;
             this.cap = cap;
             this.lines = lines;
-            this.thread = new Thread(this, "nhc-drain " + name);
-            thread.setDaemon(true);
+            this.thread = threads.newThread(this);
+            thread.setName("nhc-drain " + name);
             thread.start();
         }
 

@@ -201,6 +201,64 @@ class ProcessRunnerTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
     }
 
+    /**
+     * Issue 13 item 12: at the pid limit the JVM cannot start the thread that reads the program's
+     * output ("unable to create native thread"); the program was already started and its fork bomb
+     * went on. Now the whole tree is killed and the failure is a StartFailure the probe reports.
+     */
+    @Test
+    void whenTheOutputReaderCannotStartEverythingTheProgramForkedIsKilled(@TempDir Path dir) throws Exception {
+        String marker = "NHC_TEST_BOMB=" + java.util.UUID.randomUUID();
+        Path spreading = dir.resolve("spreading");
+        // A bounded fork bomb: a tree of 63 shells and sleeps that is still growing when the reader fails.
+        String bomb = "f() { if [ $1 -gt 0 ]; then f $(($1-1)) & f $(($1-1)) & fi; exec sleep 302; }; f 5 & echo > " + spreading + "; wait";
+        java.util.concurrent.ThreadFactory exhausted = r -> {
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(spreading));
+            throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource limits reached");
+        };
+
+        ProcessRunner.StartFailure e = assertThrows(ProcessRunner.StartFailure.class, () -> sh(bomb)
+                .env(Map.of(marker.substring(0, marker.indexOf('=')), marker.substring(marker.indexOf('=') + 1)))
+                .readerThreads(exhausted).timeout(Duration.ofSeconds(30)).run());
+
+        assertEquals("cannot start reader: unable to create native thread: possibly out of memory or process/resource limits reached",
+                e.reason());
+        assertTrue(e.getMessage().startsWith("cannot run /bin/sh: cannot start reader"), e.getMessage());
+        await("every process of the program killed").atMost(Duration.ofSeconds(5)).until(() -> withEnvironment(marker).isEmpty());
+    }
+
+    /** The pids whose environment holds {@code entry} (NAME=value): what a program started, wherever it was reparented. */
+    private static List<Long> withEnvironment(String entry) throws IOException {
+        byte[] want = (entry + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        List<Long> found = new ArrayList<>();
+        try (var procs = Files.newDirectoryStream(Path.of("/proc"), d -> d.getFileName().toString().matches("[0-9]+"))) {
+            for (Path d : procs) {
+                try {
+                    byte[] env = Files.readAllBytes(d.resolve("environ"));
+                    if (indexOf(env, want) >= 0) {
+                        found.add(Long.parseLong(d.getFileName().toString()));
+                    }
+                } catch (IOException gone) {
+                    // exited while we looked
+                }
+            }
+        }
+        return found;
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
     @Test
     void withinLeavesTheProbeTimeToAnswer() {
         assertEquals(Duration.ofMillis(9800), ProcessRunner.within(Duration.ofSeconds(10)));

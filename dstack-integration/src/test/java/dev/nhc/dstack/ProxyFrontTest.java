@@ -1,0 +1,151 @@
+package dev.nhc.dstack;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The listening side alone: health answered from a supplier, everything else relayed to a stand-in server. */
+class ProxyFrontTest {
+    private static final byte[] BODY = "{\"dcgm\":{\"overall_health\":0,\"incidents\":[]}}".getBytes(StandardCharsets.UTF_8);
+
+    private StandInShim backend;
+    private ProxyFront front;
+    private final AtomicInteger answers = new AtomicInteger();
+    private volatile CompletableFuture<byte[]> next;
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @BeforeEach
+    void start() throws IOException {
+        backend = new StandInShim();
+        front = new ProxyFront(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", backend.address().port()),
+                ShimProxy.HEALTH_PATH, () -> {
+                    answers.incrementAndGet();
+                    CompletableFuture<byte[]> f = next;
+                    return f != null ? f : CompletableFuture.completedFuture(BODY);
+                }, new ProxyFront.Deadlines(Duration.ofMillis(500), Duration.ofSeconds(30), Duration.ofSeconds(10))).start();
+    }
+
+    @AfterEach
+    void stop() {
+        front.close();
+        backend.close();
+    }
+
+    private Socket socket() throws IOException {
+        Socket s = new Socket("127.0.0.1", front.address().getPort());
+        s.setSoTimeout(20_000);
+        return s;
+    }
+
+    private static String readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        in.transferTo(b);
+        return b.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void healthIsAnsweredByTheFrontAndOtherRequestsByTheServerBehind() throws Exception {
+        URI base = URI.create("http://127.0.0.1:" + front.address().getPort());
+        HttpResponse<String> h = client.send(HttpRequest.newBuilder(base.resolve(ShimProxy.HEALTH_PATH)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, h.statusCode());
+        assertEquals(new String(BODY, StandardCharsets.UTF_8), h.body());
+        assertEquals(1, answers.get());
+        assertEquals(0, backend.healthCalls.get());
+
+        HttpResponse<String> echo = client.send(HttpRequest.newBuilder(base.resolve("/api/echo?x=1"))
+                .POST(HttpRequest.BodyPublishers.ofString("hello")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, echo.statusCode());
+        assertEquals("hello", echo.body());
+        // The same connection, relayed from then on: its next health request is the server's.
+        HttpResponse<String> again = client.send(HttpRequest.newBuilder(base.resolve(ShimProxy.HEALTH_PATH)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, again.statusCode());
+    }
+
+    @Test
+    void pipelinedHealthRequestsAreAnsweredInOrderAndHttp10Closes() throws Exception {
+        try (Socket s = socket()) {
+            OutputStream out = s.getOutputStream();
+            out.write(("GET /api/instance/health HTTP/1.1\r\nHost: x\r\n\r\n"
+                    + "GET /api/instance/health?again=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String got = readAll(s.getInputStream());
+            assertEquals(2, got.split("HTTP/1.1 200 OK\r\n", -1).length - 1, got);
+            assertTrue(got.endsWith(new String(BODY, StandardCharsets.UTF_8)), got);
+            assertTrue(got.contains("Connection: close\r\n"), got);
+        }
+        try (Socket s = socket()) {
+            s.getOutputStream().write("GET /api/instance/health HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            String got = readAll(s.getInputStream()); // ends: HTTP/1.0 closes after the answer
+            assertTrue(got.startsWith("HTTP/1.1 200 OK\r\n"), got);
+        }
+    }
+
+    @Test
+    void anAnswerThatComesLaterIsSentWhenItComes() throws Exception {
+        CompletableFuture<byte[]> later = new CompletableFuture<>();
+        next = later;
+        CompletableFuture<HttpResponse<String>> r = client.sendAsync(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + front.address().getPort() + ShimProxy.HEALTH_PATH)).build(), HttpResponse.BodyHandlers.ofString());
+        await().atMost(Duration.ofSeconds(10)).until(() -> answers.get() == 1);
+        assertTrue(!r.isDone());
+        later.complete("{\"late\":1}".getBytes(StandardCharsets.UTF_8));
+        assertEquals("{\"late\":1}", r.get().body());
+    }
+
+    @Test
+    void clientsThatSendTheirHeadSlowlyAreCutOffAndHoldNothingUp() throws Exception {
+        List<Socket> slow = new ArrayList<>();
+        try {
+            for (int i = 0; i < 200; i++) {
+                Socket s = socket();
+                s.getOutputStream().write("GET /api/instance/hea".getBytes(StandardCharsets.US_ASCII));
+                slow.add(s);
+            }
+            HttpResponse<String> h = client.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + front.address().getPort() + ShimProxy.HEALTH_PATH)).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, h.statusCode());
+            for (Socket s : slow) {
+                String got = readAll(s.getInputStream());
+                assertTrue(got.startsWith("HTTP/1.1 408 Request Timeout\r\n"), got);
+            }
+        } finally {
+            for (Socket s : slow) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void aThousandConcurrentHealthRequestsAreAllAnswered() throws Exception {
+        List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+        URI health = URI.create("http://127.0.0.1:" + front.address().getPort() + ShimProxy.HEALTH_PATH);
+        for (int i = 0; i < 1000; i++) {
+            all.add(client.sendAsync(HttpRequest.newBuilder(health).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        for (CompletableFuture<HttpResponse<String>> f : all) {
+            assertEquals(200, f.get().statusCode());
+        }
+        assertEquals(1000, answers.get());
+    }
+}

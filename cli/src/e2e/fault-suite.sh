@@ -708,6 +708,10 @@ EOF
     updates=$(grep -c '^update' "$d/scontrol.calls" 2>/dev/null); updates=${updates:-0}
     shown=$(grep -c '^show' "$d/scontrol.calls" 2>/dev/null); shown=${shown:-0}
     note "$label node, $ledger ledger, checks pass: exit $RC, scontrol show ×$shown, update ×$updates"
+    if [ "$ledger" = wrong-values ]; then
+      has "$d/$out.out" "holds values nhc never writes" && note "\"$(snip "$d/$out.out" 'slurm: .{0,150}')…\"" \
+        || miss "the report does not say the record was not used"
+    fi
     [ "$RC" = 0 ] || miss "$label node, $ledger ledger: exit $RC"
     [ "$updates" = 0 ] || miss "$label node, $ledger ledger: scontrol $(grep '^update' "$d/scontrol.calls" | head -n 1)"
   done

@@ -25,7 +25,8 @@
 # Needs: root (tmpfs mounts, another user's files), python3, curl, setpriv/mount (util-linux),
 #        gcc/make when the fake NVML is not built yet; wrk optional (apt-get install wrk).
 # Changes nothing outside its temp directory: tmpfs mounts live under it and are unmounted on exit,
-# every process it starts is stopped on exit, ports are free local ones.
+# every process it starts is stopped on exit, ports are free local ones, and nhc runs with
+# NHC_CDS=off so that its launcher never writes a class-data archive into APP_DIR.
 # Environment: NHC_FAULT_SUITE_TIMEOUT (seconds for the whole suite, default 300);
 #   NHC_FAULT_SUITE_ONLY (a regex on the row functions, e.g. 'nvml|shim': run only those rows).
 set -uo pipefail
@@ -36,6 +37,7 @@ app=$(cd -- "${1:-$repo/cli/target/nhc}" && pwd)
 nhc=$app/bin/nhc
 limit=${NHC_FAULT_SUITE_TIMEOUT:-300}
 only=${NHC_FAULT_SUITE_ONLY:-}
+export NHC_CDS=off
 began=$(date +%s)
 
 say() { printf '[fault-suite %3ss] %s\n' "$(( $(date +%s) - began ))" "$*"; }
@@ -309,7 +311,7 @@ row_full_disk_run() {
 
 # daemon_start DIR CONFIG: nhc daemon in the background (pid in DPID), log in DIR/daemon.log
 daemon_start() {
-  NHC_CDS=off "$nhc" daemon -c "$2" >"$1/daemon.log" 2>&1 &
+  "$nhc" daemon -c "$2" >"$1/daemon.log" 2>&1 &   # NHC_CDS=off: the launcher execs java, SIGTERM reaches it
   DPID=$!
   pids+=("$DPID")
 }

@@ -79,9 +79,6 @@ names=() survived=() evidence=()
 ev=() bad=()
 note() { ev+=("$*"); }
 miss() { bad+=("$*"); }
-# expect DESCRIPTION COMMAND...: a miss unless the command succeeds
-expect() { local what=$1; shift; "$@" >/dev/null 2>&1 || miss "$what"; }
-
 join_by() { local sep=$1 out=$2; shift 2; for x in "$@"; do out+="$sep$x"; done; printf '%s' "$out"; }
 row() {
   local name=$1 fn=$2 t0 ok text
@@ -128,16 +125,15 @@ expect_clean() {
 json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
 # the check's findings' messages from a --json report
 json_messages() { json_get "$1" '" / ".join(f["message"] for f in d["findings"])'; }
-is_json_object() { python3 -c 'import json,sys; assert isinstance(json.load(open(sys.argv[1])), dict)' "$1" 2>/dev/null; }
 latched_count() { json_get "$1" 'len(d.get("xid.latched", []))'; }
 no_tmp_files() { [ -z "$(find "$1" -name '.*.tmp' 2>/dev/null)" ]; }
 
 # ---- a gpu.xid check on a kernel log file, with XID 79 latched ------------------------------------
-# xid_setup DIR: config DIR/nhc.yaml, system root DIR/root, state DIR/state (unless STATE is set);
+# xid_setup DIR: config DIR/nhc.yaml, system root DIR/root, state DIR/state;
 # the first run latches XID 79 of 0000:3b:00, then the log is rotated so only the state remembers it.
 XID79="NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python3, GPU has fallen off the bus."
 xid_setup() {
-  local d=$1 state=${STATE:-$1/state}
+  local d=$1 state=$1/state
   mkdir -p "$d/root/proc/sys/kernel/random" "$d/root/var/log"
   echo "boot-1" >"$d/root/proc/sys/kernel/random/boot_id"
   echo "[5.0] $XID79" >"$d/root/var/log/kern.log"

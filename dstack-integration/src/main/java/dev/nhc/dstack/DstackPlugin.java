@@ -71,6 +71,14 @@ public final class DstackPlugin implements DaemonPlugin {
         return p == null ? null : p.address();
     }
 
+    /** The shim's health answer lost (hung, broken or down): /healthz says "degraded" with why; the proxy still serves. */
+    @Override
+    public List<String> problems() {
+        ShimProxy p = proxy;
+        String shim = p == null ? null : p.shimHealthProblem();
+        return shim == null ? List.of() : List.of(shim);
+    }
+
     /** The pass-through pool full, or requests the shim has not answered for long: /healthz says 503 with why. */
     @Override
     public List<String> unavailable() {

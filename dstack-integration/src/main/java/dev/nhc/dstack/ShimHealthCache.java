@@ -84,6 +84,31 @@ final class ShimHealthCache {
         }
     }
 
+    /**
+     * What was wrong with the shim's latest health answer, for /healthz: it did not come, could not
+     * be used, or the shim was not reachable; null when it was usable or none was asked for yet.
+     * dstack then sees nhc's verdict without DCGM's, which the daemon's operator should know.
+     */
+    String problem() {
+        Stamped s = latest;
+        if (s == null) {
+            return null;
+        }
+        String why = null;
+        if (s.health() instanceof ShimHealth.Malformed m) {
+            why = "dstack-shim's health answer is unusable (" + m.why() + ")";
+        } else if (s.health() instanceof ShimHealth.Down d) {
+            why = d.why();
+        } else if (s.health() instanceof ShimHealth.Answer a && HealthMerge.shimProblem(a.body()) != null) {
+            why = "dstack-shim's health answer is unusable (" + HealthMerge.shimProblem(a.body()) + ")";
+        }
+        if (why == null) {
+            return null;
+        }
+        long ago = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - s.atNanos());
+        return why + " at the latest health poll (" + ago + " s ago): dstack sees nhc's verdict without DCGM's";
+    }
+
     private ShimHealth noAnswer() {
         return new ShimHealth.Malformed("no answer from " + shim + " within " + timeout.toMillis() + " ms");
     }

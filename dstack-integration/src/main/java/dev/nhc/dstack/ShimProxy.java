@@ -202,6 +202,11 @@ public final class ShimProxy implements AutoCloseable {
         return out;
     }
 
+    /** What was wrong with the shim's own health answer at the latest poll (a hung or broken shim), or null. */
+    public String shimHealthProblem() {
+        return shimHealth.problem();
+    }
+
     @Override
     public void close() {
         listener.close();

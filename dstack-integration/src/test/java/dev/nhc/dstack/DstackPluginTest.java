@@ -175,6 +175,47 @@ class DstackPluginTest {
         }
     }
 
+    /**
+     * Issue 13's fault suite: a shim that accepts its health poll and never answers left every
+     * answer to dstack with "health answer unusable", and /healthz still "ok" with no problems.
+     */
+    @Test
+    void aShimWhoseHealthHangsMakesHealthzDegradedUntilItAnswersAgain() throws Exception {
+        try (StandInShim shim = new StandInShim()) {
+            shim.healthHangs = true;
+            Path file = dir.resolve("nhc.yaml");
+            Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:" + shim.address().port()
+                    + "\n  shim_timeout: 1s\n"));
+            daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
+            daemon.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
+            String health = "http://127.0.0.1:" + plugin.proxyAddress().getPort() + ShimProxy.HEALTH_PATH;
+            String healthz = "http://127.0.0.1:" + daemon.statusAddress().getPort() + "/healthz";
+            HttpResponse<String> before = http.send(HttpRequest.newBuilder(URI.create(healthz)).build(), HttpResponse.BodyHandlers.ofString());
+            assertTrue(before.body().contains("\"status\":\"ok\""), "nothing asked of the shim yet: " + before.body());
+
+            HttpResponse<String> poll = http.send(HttpRequest.newBuilder(URI.create(health)).timeout(Duration.ofSeconds(9)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, poll.statusCode());
+            assertTrue(poll.body().contains("dstack-shim's health answer is unusable (no answer from"), poll.body());
+
+            HttpResponse<String> h = http.send(HttpRequest.newBuilder(URI.create(healthz)).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, h.statusCode(), "the proxy still serves: degraded, not unavailable");
+            assertTrue(h.body().contains("\"status\":\"degraded\""), h.body());
+            assertTrue(h.body().contains("dstack-shim's health answer is unusable (no answer from 127.0.0.1:" + shim.address().port()
+                    + " within 1000 ms) at the latest health poll"), h.body());
+
+            shim.healthHangs = false;
+            shim.releaseHang.countDown();
+            await().atMost(Duration.ofSeconds(15)).until(() -> {
+                http.send(HttpRequest.newBuilder(URI.create(health)).timeout(Duration.ofSeconds(9)).build(), HttpResponse.BodyHandlers.ofString());
+                return http.send(HttpRequest.newBuilder(URI.create(healthz)).build(), HttpResponse.BodyHandlers.ofString()).body()
+                        .contains("\"status\":\"ok\"");
+            });
+        }
+    }
+
     @Test
     void withoutADstackSectionThereIsNoProxy() throws Exception {
         Path file = dir.resolve("nhc.yaml");

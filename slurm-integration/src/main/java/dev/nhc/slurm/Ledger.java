@@ -4,6 +4,10 @@ import dev.nhc.model.SlurmState;
 import dev.nhc.engine.state.StateSection;
 
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 
 /**
  * nhc's own record, in the state store, of what it did to the node: the reason it set (ownership
@@ -14,20 +18,73 @@ import java.time.Instant;
 final class Ledger {
     private final StateSection s;
     private final boolean missing;
+    private final String invalid;
 
     Ledger(StateSection s, String node) {
         this.s = s;
-        this.missing = s.getString("node") == null || !node.equals(s.getString("node"));
-        if (s.getString("node") != null && !node.equals(s.getString("node"))) {
-            // The state directory moved to another node (image cloned): the old node's record means nothing here.
+        this.invalid = invalid(s);
+        this.missing = invalid != null || !node.equals(s.get("node"));
+        if (invalid != null || s.lostBecause() != null || s.get("node") != null && !node.equals(s.get("node"))) {
+            // A record nhc did not write (edited, damaged, or of another node after an image was cloned) or one the
+            // store lost: nothing in it says what nhc did to this node, so none of it is used. The next run asks Slurm.
             s.clear();
         }
         s.put("node", node);
     }
 
+    /** Why the record holds values nhc never writes (a state file edited or damaged into other JSON), or null. */
+    private static String invalid(StateSection s) {
+        List<String> bad = new ArrayList<>();
+        for (String key : List.of("node", "owned_reason", "pending_reason")) {
+            if (s.get(key) != null && !(s.get(key) instanceof String)) {
+                bad.add(key + " is not text");
+            }
+        }
+        for (String key : List.of("owned_state", "pending_state")) {
+            Object v = s.get(key);
+            if (v != null && !(v instanceof String text && STATES.contains(text))) {
+                bad.add(key + " '" + v + "' is not drain or fail");
+            }
+        }
+        for (String key : List.of("owned_since", "pending_since")) {
+            Object v = s.get(key);
+            if (v != null && !(v instanceof String text && isInstant(text))) {
+                bad.add(key + " '" + v + "' is not a time");
+            }
+        }
+        Object passes = s.get("passes");
+        if (passes != null && !(passes instanceof Long n && n >= 0)) {
+            bad.add("passes '" + passes + "' is not a count");
+        }
+        if ((s.get("owned_state") == null) != (s.get("owned_reason") == null)) {
+            bad.add("owned_state and owned_reason come only together");
+        }
+        if ((s.get("pending_state") == null) != (s.get("pending_reason") == null)) {
+            bad.add("pending_state and pending_reason come only together");
+        }
+        return bad.isEmpty() ? null : String.join("; ", bad);
+    }
+
+    private static final Set<String> STATES = Set.of(SlurmState.DRAIN.label(), SlurmState.FAIL.label());
+
+    private static boolean isInstant(String text) {
+        try {
+            Instant.parse(text);
+            return true;
+        } catch (DateTimeParseException e) {
+            return false;
+        }
+    }
+
+    /** Why the record read was not used (values nhc never writes), or null; the record now starts afresh. */
+    String invalid() {
+        return invalid;
+    }
+
     /**
      * Whether there was no record for this node before this run: a first run, or a state file that
-     * was lost or could not be written. nhc then cannot know what it did, and asks Slurm.
+     * was lost, could not be written or held values nhc never writes. nhc then cannot know what it
+     * did, and asks Slurm.
      */
     boolean missing() {
         return missing;
@@ -91,7 +148,7 @@ final class Ledger {
         String v = s.getString("pending_since");
         try {
             return v == null ? null : Instant.parse(v);
-        } catch (java.time.format.DateTimeParseException e) {
+        } catch (DateTimeParseException e) {
             return null;
         }
     }

@@ -111,6 +111,10 @@ public final class SlurmAction implements VerdictAction {
 
         ActionOutcome decide(Verdict verdict) {
             Ledger ledger = new Ledger(store.section(SlurmSection.KEY), node);
+            if (ledger.invalid() != null) {
+                warn("nhc's Slurm record " + store.dir().resolve(SlurmSection.KEY + ".json") + " holds values nhc never writes ("
+                        + ledger.invalid() + "); it is not used: nhc asks Slurm what it holds");
+            }
             Instant now = clock.instant();
             Intent fresh = Intent.of(verdict, settings);
             Intent intent = fresh;

@@ -55,7 +55,12 @@ public final class SlurmPlugin implements DaemonPlugin {
     @Override
     public void start(DaemonContext d) {
         this.daemon = d;
-        held = new Ledger(d.state().section(SlurmSection.KEY), d.node()).ownedState();
+        Ledger ledger = new Ledger(d.state().section(SlurmSection.KEY), d.node());
+        if (ledger.invalid() != null) {
+            d.log("slurm: nhc's Slurm record in " + d.state().dir() + " holds values nhc never writes (" + ledger.invalid()
+                    + "); it is not used");
+        }
+        held = ledger.ownedState();
     }
 
     @Override

@@ -626,6 +626,49 @@ class SlurmActionTest {
         assertTrue(said().contains("record is missing"), said());
     }
 
+    /** Issue 13's fault suite: such a record made the run end with exit 3 (IllegalArgumentException from SlurmState.parse). */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "{\"node\": \"gpu-001\", \"pending_state\": \"resume-now\", \"pending_reason\": \"NHC: root-fs: x\", \"pending_since\": \"2026-11-22T03:59:00Z\"}",
+        "{\"node\": \"gpu-001\", \"owned_state\": \"drain\", \"owned_reason\": [\"ticket 4711\"], \"owned_since\": 5}",
+        "{\"node\": \"gpu-001\", \"owned_state\": \"drain\", \"owned_reason\": \"ticket 4711\", \"passes\": \"many\"}",
+        "{\"node\": \"gpu-001\", \"owned_reason\": \"ticket 4711\"}",
+        "{\"node\": [\"gpu-001\"], \"owned_state\": \"drain\", \"owned_reason\": \"ticket 4711\"}"})
+    void aLedgerHoldingValuesNhcNeverWritesIsNotUsedAndTheAdminsDrainStays(String record) throws IOException {
+        Files.createDirectories(stateDir);
+        Files.writeString(stateDir.resolve("slurm.json"), record + "\n");
+        Files.writeString(stateDir.resolve("slurm.json.prev"), record + "\n");
+        slurm.node(NODE, "IDLE+DRAIN", "ticket 4711");
+
+        run(passing());
+
+        assertEquals("IDLE+DRAIN", slurm.state(NODE));
+        assertEquals(List.of(), slurm.updates(), "an unusable record gives nhc no claim on the node: " + said());
+        String saved = Files.readString(stateDir.resolve("slurm.json"));
+        assertFalse(saved.contains("ticket 4711") || saved.contains("resume-now"), saved);
+        if (!record.startsWith("{\"node\": [")) {
+            assertTrue(said().contains("holds values nhc never writes ("), said());
+        }
+
+        run(passing());
+        assertEquals(List.of(), slurm.updates());
+        assertFalse(said().contains("never writes"), "the record written afresh is nhc's own: " + said());
+    }
+
+    @Test
+    void anUnreadableLedgerIsMissingNotAClaimOnAnAdminsDrain() throws IOException {
+        Files.createDirectories(stateDir);
+        Files.writeString(stateDir.resolve("slurm.json"), "\u0000{\"owned_reason\": \"ticket 4711\", garb");
+        Files.writeString(stateDir.resolve("slurm.json.prev"), "owned_state: drain\n");
+        slurm.node(NODE, "IDLE+DRAIN", "ticket 4711");
+
+        run(passing());
+
+        assertEquals(List.of(), slurm.updates(), said());
+        assertEquals(1, slurm.calls().size(), "a lost record costs one look at the node");
+        assertFalse(Files.readString(stateDir.resolve("slurm.json")).contains("state_lost"), "the ledger starts afresh; Slurm was asked");
+    }
+
     @Test
     void aFreshLedgerAsksOnceThenNeverOnHealthyRuns() throws IOException {
         run(passing());

@@ -98,9 +98,16 @@ public final class GpuScan {
         return out;
     }
 
-    /** The GPUs as a whole when NVML cannot be used at all: why, as NVML's opening said it. */
+    /**
+     * The GPUs as a whole when NVML cannot be used at all: why, as NVML's opening said it. Opening
+     * that hung is also "not responding", judged as a hung GPU is (the GPUs' driver is hung).
+     */
     static Observation.Builder unavailable(GpuSourceException e) {
-        return Observation.of(GPUS).put(NVML_AVAILABLE, false).put(NVML_ERROR, e.getMessage());
+        Observation.Builder b = Observation.of(GPUS).put(NVML_AVAILABLE, false).put(NVML_ERROR, e.getMessage());
+        if (e.blockedCall() != null) {
+            b.put(RESPONDING, false).put(NVML_CALL, e.blockedCall());
+        }
+        return b;
     }
 
     public static Entity entity(GpuDevice gpu) {

@@ -36,8 +36,8 @@ public final class GpuSpecs {
                 .field(GpuScan.LOST, Unit.BOOLEAN, "true when NVML says the GPU is lost (GPU_IS_LOST or RESET_REQUIRED: "
                         + "fallen off the bus, gone until a reset or reboot); reported only then")
                 .field(GpuScan.RESPONDING, Unit.BOOLEAN, "false when an NVML call to the GPU did not return within its limit "
-                        + "(a hung GPU); reported only then")
-                .field(GpuScan.NVML_CALL, Unit.TEXT, "the NVML function that found the GPU lost or blocked")
+                        + "(a hung GPU), or for entity GPUs when opening NVML did not (a hung driver); reported only then")
+                .field(GpuScan.NVML_CALL, Unit.TEXT, "the NVML function that found the GPU lost or blocked (or blocked opening NVML)")
                 .field(GpuScan.NVML_ERROR, Unit.TEXT, "what NVML could not do, naming the GPU and the call; "
                         + "for entity GPUs, why NVML cannot be used")
                 .field(GpuScan.UNREADABLE_VALUES, Unit.COUNT, "values NVML refused for another reason (no permission, "

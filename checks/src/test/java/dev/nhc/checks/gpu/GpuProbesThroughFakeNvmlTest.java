@@ -251,6 +251,29 @@ class GpuProbesThroughFakeNvmlTest {
         });
     }
 
+    /**
+     * Issue 13's fault suite: a hang while opening NVML left every probe but a GPU count "unknown" (exit 0), as if
+     * NVML were merely absent. A hung NVML call means a sick GPU; here, the GPUs' driver is hung.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"nvmlInit_v2", "nvmlDeviceGetCount_v2"})
+    void aHangWhileOpeningFailsEveryGpuProbeNotOnlyTheCount(String call) throws Exception {
+        var scenario = FakeNvml.scenario(FakeNvml.healthyH100s(2));
+        scenario.put("delays_ms", Map.of(call, 30_000));
+        FakeNvml.use(scenario);
+
+        Verdict v = assertTimeoutPreemptively(Duration.ofSeconds(9), () -> run("gpu.thermal", ""));
+
+        assertThat(only(v, "gpu.thermal")).satisfies(f -> {
+            assertThat(f.entity()).isEqualTo(GpuScan.GPUS);
+            assertThat(f.severity()).isEqualTo(Severity.FAIL);
+            assertThat(f.remedy()).isEqualTo(Remedy.REBOOT);
+            assertThat(f.message()).contains("is not responding: " + call + " blocked >").contains("the driver or a GPU is hung");
+        });
+        assertThat(result(v, "gpu.thermal").observations()).singleElement().satisfies(o -> assertThat(o.fields())
+                .containsEntry("responding", false).containsEntry("nvml_call", call).containsEntry("nvml_available", false));
+    }
+
     @Test
     void aMalformedScenarioMakesInitFailWithTheFakesReasonOnStderr() throws Exception {
         FakeNvml.useRaw("{\"gpus\": [ {\"name\": \"x\",, } ]}");

@@ -280,7 +280,12 @@ public final class Daemon implements DaemonContext, AutoCloseable {
 
     /** Serves the last verdict written before a restart until the checks have run again. */
     private void restoreVerdict(StateStore state) {
-        VerdictJson.Restored r = VerdictJson.read(state.section(STATE_SECTION).get("verdict"));
+        Object saved = state.section(STATE_SECTION).get("verdict");
+        VerdictJson.Restored r = VerdictJson.read(saved);
+        if (saved != null && (r == null || r.checks().isEmpty())) {
+            log("not serving the verdict saved in " + state.dir().resolve(STATE_SECTION + ".json")
+                    + ": it is not one nhc wrote (no check result in it can be read); judging afresh");
+        }
         if (r != null && !r.checks().isEmpty()) {
             verdict = policy.verdict(node, r.started(), 0, r.checks());
             restored = true;

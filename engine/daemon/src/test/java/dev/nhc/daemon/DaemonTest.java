@@ -48,6 +48,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -343,6 +344,24 @@ class DaemonTest {
         assertEquals(Severity.WARN, second.verdict().severity());
         releaseSlow.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> second.verdict().severity() == Severity.PASS);
+    }
+
+    /** Issue 13's fault suite: a saved verdict of values nhc never writes was dropped without a word. */
+    @Test
+    void aSavedVerdictNhcDidNotWriteIsNotServedAndTheLogSaysSo() throws Exception {
+        Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast, every: 1h }\n"));
+        Path state = Files.createDirectories(dir.resolve("state"));
+        Files.writeString(state.resolve(Daemon.STATE_SECTION + ".json"), "{\"verdict\": {\"severity\": \"fail\", \"started\": "
+                + "\"2026-01-01T00:00:00Z\", \"checks\": [{\"name\": null, \"severity\": []}, {\"name\": \"fast\", "
+                + "\"severity\": \"catastrophic\", \"status\": \"completed\"}, 7]}}\n");
+        Daemon d = daemon(file);
+        d.start();
+        assertNull(d.verdict(), "nothing restored");
+        String log = logBytes.toString(StandardCharsets.UTF_8);
+        assertTrue(log.contains("not serving the verdict saved in " + state.resolve("daemon.json") + ": it is not one nhc wrote"), log);
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
+        assertEquals(Severity.PASS, d.verdict().severity());
+        d.close();
     }
 
     @Test

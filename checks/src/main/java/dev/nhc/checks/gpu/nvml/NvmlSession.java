@@ -151,7 +151,7 @@ public final class NvmlSession {
                 }
                 String call = after == null ? "nvmlInit_v2" : after.call();
                 long blocked = after == null ? wait : System.nanoTime() - after.startedNanos();
-                throw new GpuSourceException("NVML (" + library + ") is not responding: " + call + " blocked > "
+                throw GpuSourceException.hung(call, "NVML (" + library + ") is not responding: " + call + " blocked > "
                         + NvmlCallRunner.format(Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(blocked) / 100 * 100))
                         + "; the driver or a GPU is hung");
             } catch (ExecutionException e) {

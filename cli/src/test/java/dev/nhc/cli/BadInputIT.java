@@ -46,7 +46,7 @@ class BadInputIT {
 
     @Test
     void malformedYaml() throws Exception {
-        assertInvalid(run(cfg("  - name: x\n    use: [test.wait\n")), ":6:1: YAML syntax error");
+        assertInvalid(run(cfg("  - name: x\n    use: [test.wait\n")), ":5:10: YAML syntax error: the '[' opened at 5:10 is not closed (the file ends before it is)");
     }
 
     @Test

@@ -150,8 +150,11 @@ public final class ConfigLoader {
         List<CheckConfig> checks = new ArrayList<>();
         List<PlannedCheck> planned = new ArrayList<>();
         ConfigNode checksNode = root.get("checks");
-        if (checksNode == null || checksNode.isNull()) {
+        if (checksNode == null) {
             problems.add(root.location(), "no 'checks:' list; a config without checks would pass every node");
+        } else if (checksNode.isNull() || (checksNode.isList() && checksNode.items().isEmpty())) {
+            problems.add(checksNode.isNull() ? root.keyLocation("checks") : checksNode.location(),
+                    "'checks:' is empty; a config without checks would pass every node");
         } else if (!checksNode.isList()) {
             problems.add(checksNode.location(), "'checks' must be a list of checks (each starting with '- name:'), not " + checksNode.describeKind());
         } else {

@@ -344,7 +344,7 @@ public final class ConfigLoader {
                 ParamSpec.map("with", "the probe's parameters"),
                 ParamSpec.any("warn", "conditions for WARN (replace the probe's default warn rules)"),
                 ParamSpec.any("fail", "conditions for FAIL (replace the probe's default fail rules)"),
-                ParamSpec.text("message", "message template: {field} is the observed value, {with.name} a parameter"),
+                ParamSpec.text("message", "message template: {field} is the observed value, {with.name} a parameter, {field|one|many} the word for a number"),
                 ParamSpec.choice("remedy", "what to do about a finding", "none", "restart-app", "reset-gpu", "reboot", "hardware"),
                 ParamSpec.choice("slurm_state", "the Slurm state a FAIL asks for", "drain", "fail"),
                 ParamSpec.integer("for", "a finding counts only after this many consecutive runs").defaultValue(1L),

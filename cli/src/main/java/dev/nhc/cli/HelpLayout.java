@@ -10,6 +10,7 @@ import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Model.PositionalParamSpec;
 import picocli.CommandLine.Model.UsageMessageSpec;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -46,7 +47,7 @@ final class HelpLayout {
         }
         String head = m.group(1) + m.group(2) + m.group(3);
         List<String> text = WordWrap.lines(m.group(4), Math.max(20, width - head.length()), 0);
-        java.util.ArrayList<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         String pad = " ".repeat(head.length());
         for (String t : text) {
             out.add((out.isEmpty() ? head : pad) + t);

@@ -78,7 +78,7 @@ rc=$?
 t2=$(ms)
 cat "$T/first.out"
 check "first run of /usr/bin/nhc run -c /etc/nhc/nhc.yaml gave a verdict (exit $rc)" test "$rc" -le 1
-check "the verdict line is there" grep -Eq ': (PASS|WARN|FAIL) \([0-9]+ checks run' "$T/first.out"
+check "the verdict line is there" grep -Eq ': (PASS|WARN|FAIL) \([0-9]+ checks? run' "$T/first.out"
 figure "install-to-first-verdict" "$((t2 - t0)) ms (dpkg -i $((t1 - t0)) ms, first nhc run $((t2 - t1)) ms)"
 
 echo "== the installed layout"
@@ -92,6 +92,11 @@ check "dpkg knows /etc/nhc/nhc.yaml as a conffile" bash -c "dpkg-query -W -f='\$
 check "nothing under /opt/nhc is group- or world-writable" test -z "$(find /opt/nhc /etc/nhc /var/lib/nhc -perm /022 ! -type l)"
 check "/usr/sbin/nhc-slurm starts from an empty environment, as slurmd gives it" bash -c "env -i /usr/sbin/nhc-slurm --help | grep -q -- --slurm"
 check "nhc check-config /etc/nhc/nhc.yaml" clean_env /usr/bin/nhc check-config -c /etc/nhc/nhc.yaml
+# The lines the README ("Install as a package") and docs/slurm.md ("Why was this node drained?") give for an
+# installed node, as written: nhc from PATH, the default config. A verdict is exit 0 or 1.
+for line in "nhc run --verbose" "nhc run --only root-space --verbose"; do
+    check "'$line' (README.md, docs/slurm.md) gives a verdict" bash -c "cd / && env -i PATH=/usr/bin:/bin $line > '$T/doc-line.out' 2>&1; rc=\$?; cat '$T/doc-line.out'; [ \$rc -le 1 ] && grep -Eq ': (PASS|WARN|FAIL) \\(' '$T/doc-line.out'"
+done
 
 echo "== no JDK of the node is used"
 mkdir -p "$T/fakejdk/bin"

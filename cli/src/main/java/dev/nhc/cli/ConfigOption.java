@@ -26,6 +26,7 @@ final class ConfigOption {
         try {
             return loader.load(file);
         } catch (ConfigException e) {
+            JsonOnError.configProblems(e.problems());
             for (ConfigProblem p : e.problems()) {
                 err.println(p);
             }

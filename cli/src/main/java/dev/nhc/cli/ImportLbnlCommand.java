@@ -75,7 +75,8 @@ final class ImportLbnlCommand implements Callable<Integer> {
                 err.println(file + ":" + e.line().number() + ": refused: " + e.reason());
             }
         }
-        err.println(file + ": " + result.count(Kind.TRANSLATED) + " lines translated, " + result.count(Kind.CARRIED_OVER)
+        long translated = result.count(Kind.TRANSLATED);
+        err.println(file + ": " + translated + (translated == 1 ? " line" : " lines") + " translated, " + result.count(Kind.CARRIED_OVER)
                 + " carried over as LBNL script checks, " + result.count(Kind.REFUSED) + " refused");
         return result.count(Kind.REFUSED) > 0 ? ExitCodes.FAIL : ExitCodes.OK;
     }

@@ -36,23 +36,34 @@ public final class Main implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /**
+     * Runs nhc with these arguments and returns the exit code (tests call this in-process). With
+     * {@code --json}, stdout gets exactly one JSON object whatever happens (see {@link JsonOnError}).
+     */
+    public static int run(String... args) {
+        JsonOnError json = JsonOnError.watch(args);
         int code;
         try {
-            code = run(args);
+            code = execute(args);
         } catch (Throwable t) {
             // Errors (a broken site jar, a missing class) bypass picocli's handler; the contract still holds.
             System.err.println(internalError(t));
             code = ExitCodes.INTERNAL;
         }
-        System.exit(code);
+        return json == null ? code : json.finish(code);
     }
 
-    /**
-     * Runs nhc with these arguments and returns the exit code (tests call this in-process). A plain
-     * {@code nhc run} skips picocli (see {@link RunArgs}); everything else goes through it.
-     */
-    public static int run(String... args) {
-        if (args.length > 0 && args[0].equals("run")) {
+    /** A plain {@code nhc run} skips picocli (see {@link RunArgs}); everything else goes through it. */
+    private static int execute(String... args) {
+        if (args.length == 0) {
+            // No command is a mistake, not a request for help: the help goes where errors go, and the exit code says so.
+            HelpLayout.commandLine(new Main()).usage(System.err);
+            return ExitCodes.INVALID;
+        }
+        if (args[0].equals("run")) {
             RunCommand fast = RunArgs.parse(java.util.Arrays.copyOfRange(args, 1, args.length));
             if (fast != null) {
                 try {
@@ -68,7 +79,7 @@ public final class Main implements Runnable {
         if (cl != null) {
             rest = java.util.Arrays.copyOfRange(args, 1, args.length);
         } else {
-            cl = new CommandLine(new Main());
+            cl = HelpLayout.commandLine(new Main());
         }
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             cmd.getErr().println(internalError(ex));
@@ -108,7 +119,7 @@ public final class Main implements Runnable {
                 default -> null;
             };
             if (sub != null) {
-                CommandLine cl = new CommandLine(sub);
+                CommandLine cl = HelpLayout.commandLine(sub);
                 cl.setCommandName("nhc " + args[0]);
                 return cl;
             }

@@ -54,7 +54,7 @@ import java.util.concurrent.Callable;
                         + "Nothing on this machine is read or changed: no NVML, no state directory, no Slurm."},
         footerHeading = "%nExamples:%n",
         footer = {"  nhc replay -c /etc/nhc/nhc.yaml --nvidia-smi-q ticket-4711.txt",
-                "  nhc replay -c nhc.yaml --nvidia-smi-q smi-q.txt --nvidia-smi-q nvlink-status.txt --json",
+                "  nhc replay -c nhc.yaml --nvidia-smi-q q.txt --nvidia-smi-q nvlink.txt --json",
                 "  nhc replay -c nhc.yaml --ibstat ibstat.txt --kernel-log dmesg.txt"})
 final class ReplayCommand implements Callable<Integer> {
 

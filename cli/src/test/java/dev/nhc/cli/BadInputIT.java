@@ -1,5 +1,6 @@
 package dev.nhc.cli;
 
+import com.fasterxml.jackson.jr.ob.JSON;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,7 +47,7 @@ class BadInputIT {
 
     @Test
     void malformedYaml() throws Exception {
-        assertInvalid(run(cfg("  - name: x\n    use: [test.wait\n")), ":6:1: YAML syntax error");
+        assertInvalid(run(cfg("  - name: x\n    use: [test.wait\n")), ":5:10: YAML syntax error: the '[' opened at 5:10 is not closed (the file ends before it is)");
     }
 
     @Test
@@ -162,5 +163,60 @@ class BadInputIT {
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("--verbos"), r.err());
         assertTrue(r.err().contains("--verbose"), "suggests the right option: " + r.err());
+    }
+
+    @Test
+    void noCommandPrintsTheHelpOnStderrAndExitsTwo() throws Exception {
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of());
+        assertEquals(2, r.exit(), r.out() + r.err());
+        assertEquals("", r.out());
+        assertTrue(r.err().startsWith("Usage: nhc [-h] COMMAND"), r.err());
+        assertTrue(r.err().contains("  replay ") && r.err().contains("Exit codes:"), r.err());
+    }
+
+    /** The one JSON object of a --json command that ended without a verdict. */
+    private static Map<String, Object> jsonError(NhcProcess.Result r, int exit) throws Exception {
+        assertEquals(exit, r.exit(), r.out() + r.err());
+        assertEquals(1, r.out().strip().lines().count(), "one line, one object: " + r.out());
+        Map<String, Object> m = JSON.std.mapFrom(r.out());
+        assertEquals(List.of("error", "exit_code", "problems"), List.copyOf(m.keySet()), r.out());
+        assertEquals(exit, m.get("exit_code"));
+        return m;
+    }
+
+    @Test
+    void anInvalidConfigWithJsonIsOneObjectWithEveryProblemAndItsPlace() throws Exception {
+        NhcProcess.Result r = run(cfg("  - { name: a, use: test.wait, with: { value: many } }\n  - { name: b, use: test.wiat }\n"), "--json");
+        assertTrue(r.err().contains(dir.resolve("nhc.yaml") + ":4:47:"), "stderr says the same to a person: " + r.err());
+        Map<String, Object> m = jsonError(r, 2);
+        assertEquals("the config is invalid; nothing was done", m.get("error"));
+        List<?> problems = (List<?>) m.get("problems");
+        assertEquals(2, problems.size(), r.out());
+        assertEquals(Map.of("file", dir.resolve("nhc.yaml").toString(), "line", 4, "column", 47,
+                "message", "'value' in check 'a' (test.wait) with: must be a whole number, not the text 'many'"), problems.get(0), r.out());
+        assertEquals(5, ((Map<?, ?>) problems.get(1)).get("line"));
+
+        // The same for a replay, and for a command line nhc cannot read.
+        NhcProcess.Result replay = NhcProcess.run(dir, NhcProcess.withTestProbes(), "replay", "--json", "-c", dir.resolve("nhc.yaml").toString(),
+                "--kernel-log", dir.resolve("nhc.yaml").toString());
+        assertEquals(problems, jsonError(replay, 2).get("problems"));
+        Map<String, Object> usage = jsonError(NhcProcess.run(dir, Map.of(), "run", "--json", "--verbos"), 2);
+        assertTrue(String.valueOf(usage.get("error")).contains("--verbos"), usage.toString());
+    }
+
+    @Test
+    void anUnreadableCaptureWithJsonNamesTheFileAndLine() throws Exception {
+        Path c = dir.resolve("nhc.yaml");
+        Files.writeString(c, cfg("  - { name: a, use: test.wait }\n"));
+        Path capture = dir.resolve("garbled.txt");
+        Files.writeString(capture, "\n==============NVSMI LOG==============\n\nAttached GPUs : 1\nGPU 00000001:00:00.0\n    Retired Pages\n"
+                + "        Single Bit ECC : many\n");
+        NhcProcess.Result r = NhcProcess.run(dir, NhcProcess.withTestProbes(), "replay", "--json", "-c", c.toString(), "--nvidia-smi-q", capture.toString());
+        Map<String, Object> m = jsonError(r, 2);
+        assertEquals(capture + " is not a readable nvidia-smi capture; nothing was judged", m.get("error"));
+        Map<?, ?> first = (Map<?, ?>) ((List<?>) m.get("problems")).get(0);
+        assertEquals(capture.toString(), first.get("file"));
+        assertEquals(7, first.get("line"));
+        assertTrue(String.valueOf(first.get("message")).startsWith("expected a number for 'Single Bit ECC'"), r.out());
     }
 }

@@ -121,8 +121,8 @@ class GpuCommandsIT {
                 """);
         NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "replay", "-c", config("").toString(), "--nvidia-smi-q", capture.toString());
         assertEquals(1, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains("gpu-memory-repair: GPU 0 (0001:00:00.0): 65 retired pages, at the limit of 63"), r.out());
-        assertTrue(r.out().contains("FAIL (1 checks run, 7 skipped, 1 findings)"), r.out());
+        assertTrue(r.out().contains("gpu-memory-repair: GPU 0 (0001:00:00.0): 65 retired pages, the limit is 63"), r.out());
+        assertTrue(r.out().contains("FAIL (1 check run, 7 skipped, 1 finding)"), r.out());
     }
 
     @Test

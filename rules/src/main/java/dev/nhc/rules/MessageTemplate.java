@@ -17,12 +17,13 @@ import java.util.regex.Pattern;
  * A finding's message with placeholders: {@code {field}} becomes the observed value with its unit
  * ({@code 97.2%}, {@code 3.1 GiB}), {@code {entity}} the entity, {@code {check}} the check's name,
  * {@code {value}} the value of the first field of the condition that fired, {@code {with.name}}
- * the check's parameter. Split into pieces once, at load time (parameters are filled in then).
- * Braces that do not enclose a name are left as they are.
+ * the check's parameter. {@code {field|one|many}} prints the word that agrees with a number
+ * ({@code {errors} {errors|error|errors}}: "1 error", "2 errors"). Split into pieces once, at load
+ * time (parameters are filled in then). Braces that do not enclose a name are left as they are.
  */
 final class MessageTemplate {
     static final List<String> BUILT_IN = List.of("entity", "check", "value");
-    private static final Pattern PLACEHOLDER = Pattern.compile("\\{([A-Za-z_][A-Za-z0-9_.-]*)}");
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{([A-Za-z_][A-Za-z0-9_.-]*)(?:\\|([^{}|]*)\\|([^{}|]*))?}");
 
     private sealed interface Piece {
     }
@@ -34,6 +35,10 @@ final class MessageTemplate {
     }
 
     private record BuiltIn(String name) implements Piece {
+    }
+
+    /** The word that agrees with a field's number: {@code one} for 1, {@code many} for anything else (and for no value). */
+    private record Plural(FieldSpec field, String one, String many) implements Piece {
     }
 
     private final String source;
@@ -55,12 +60,21 @@ final class MessageTemplate {
                 pieces.add(new Text(source.substring(last, m.start())));
             }
             String name = m.group(1);
+            boolean plural = m.group(2) != null;
             FieldSpec field = spec.field(name).orElse(null);
             if (name.startsWith("with.") && spec.param(name.substring(5)).isPresent()) {
                 Object v = params.raw(name.substring(5));
-                pieces.add(new Text(v == null ? "(not set)" : ParamText.render(v)));
+                if (plural) {
+                    pieces.add(new Text(isOne(v) ? m.group(2) : m.group(3)));
+                } else {
+                    pieces.add(new Text(v == null ? "(not set)" : ParamText.render(v)));
+                }
             } else if (field != null) {
-                pieces.add(new Field(field));
+                pieces.add(plural ? new Plural(field, m.group(2), m.group(3)) : new Field(field));
+            } else if (plural && BUILT_IN.contains(name)) {
+                problems.add(at, where + ": '{" + name + "|" + m.group(2) + "|" + m.group(3) + "}' chooses a word by a number: "
+                        + "name an observed field or a with.parameter");
+                ok = false;
             } else if (BUILT_IN.contains(name)) {
                 pieces.add(new BuiltIn(name));
             } else {
@@ -84,6 +98,8 @@ final class MessageTemplate {
         for (Piece p : pieces) {
             if (p instanceof Field f) {
                 names.add(f.field().name());
+            } else if (p instanceof Plural w) {
+                names.add(w.field().name());
             }
         }
     }
@@ -95,6 +111,8 @@ final class MessageTemplate {
                 out.append(t.text());
             } else if (p instanceof Field f) {
                 out.append(format(f.field(), observation.get(f.field().name())));
+            } else if (p instanceof Plural w) {
+                out.append(isOne(observation.get(w.field().name())) ? w.one() : w.many());
             } else if (p instanceof BuiltIn b) {
                 switch (b.name()) {
                     case "entity" -> out.append(observation.entity().label());
@@ -107,6 +125,10 @@ final class MessageTemplate {
             }
         }
         return out.toString();
+    }
+
+    private static boolean isOne(Object value) {
+        return value instanceof Number n && n.doubleValue() == 1.0;
     }
 
     private static String format(FieldSpec field, Object value) {

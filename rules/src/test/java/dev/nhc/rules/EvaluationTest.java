@@ -127,6 +127,14 @@ class EvaluationTest {
     }
 
     @Test
+    void aPluralPlaceholderPrintsTheWordThatAgreesWithTheNumber() throws Exception {
+        CheckConfig c = rules.check("fail: { count: \"> 0\" }", "warn: none", "message: \"{count} {count|file was|files were} found\"");
+        assertEquals("1 file was found", rules.one(c, obs("/", "count", 1L)).message());
+        assertEquals("2 files were found", rules.one(c, obs("/", "count", 2L)).message());
+        assertEquals(java.util.Set.of("count"), rules.compile(c).fieldsRead());
+    }
+
+    @Test
     void braceTextThatIsNoPlaceholderIsKept() throws Exception {
         CheckConfig c = rules.check("fail: { state: \"~ ^fail\" }", "message: \"unit {state} is {bad name} {} {\"");
         assertEquals("unit failed is {bad name} {} {", rules.one(c, obs("u", "state", "failed")).message());

@@ -102,7 +102,7 @@ public final class ScriptProbe implements Probe {
             .rule(DefaultRule.unknown(all("exit_code", "> 1", "worst_reported", NOTHING_REPORTED),
                     EXITED + " (npd: 0 ok, 1 problem, 2 unknown)").when("convention", "npd"))
             .rule(DefaultRule.unknown(Map.of("timed_out", true),
-                    "script {program} did not finish within {time_limit}; killed it and {killed_processes} processes it started"))
+                    "script {program} did not finish within {time_limit}; killed it and {killed_processes} {killed_processes|process|processes} it started"))
             .build();
 
     private final BooleanSupplier runningAsRoot;

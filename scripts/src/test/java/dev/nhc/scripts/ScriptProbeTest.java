@@ -210,7 +210,7 @@ class ScriptProbeTest {
         Finding f = judgeOne(script("hang.sh", "sleep 600"), ", timeout: 500ms");
         assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(5).toNanos(), "took longer than the 0.5 s timeout + slack");
         assertEquals(Severity.UNKNOWN, f.severity());
-        assertTrue(f.message().matches("script .*/hang\\.sh did not finish within 0\\.5s; killed it and \\d+ processes it started"), f.message());
+        assertTrue(f.message().matches("script .*/hang\\.sh did not finish within 0\\.5s; killed it and \\d+ process(es)? it started"), f.message());
         assertEquals(true, f.observed().get("timed_out"));
     }
 

@@ -7,6 +7,7 @@ import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.config.ConfigSection;
 import dev.nhc.engine.config.Problems;
 import dev.nhc.engine.testing.PassThroughRules;
+import dev.nhc.engine.testing.ScriptedProbe;
 import dev.nhc.model.Finding;
 import dev.nhc.model.SlurmState;
 import dev.nhc.engine.plan.ProbeRegistry;
@@ -28,7 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SlurmSectionTest {
     private static ConfigLoader loader() {
         List<ConfigSection> sections = ServiceLoader.load(ConfigSection.class).stream().map(ServiceLoader.Provider::get).toList();
-        return new ConfigLoader(new ProbeRegistry(List.of()), new PassThroughRules(), sections).enforceOwnership(false);
+        // A config needs a check (an empty one would pass every node); the section is what these tests are about.
+        ProbeRegistry probes = new ProbeRegistry(List.of(new ScriptedProbe("test.ok", false, ctx -> ProbeResult.of())));
+        return new ConfigLoader(probes, new PassThroughRules(), sections).enforceOwnership(false);
     }
 
     @Test
@@ -47,7 +50,7 @@ class SlurmSectionTest {
                   resume_after: 3
                   command_timeout: 2s
                   slurm_conf: /srv/slurm.conf
-                checks: []
+                checks: [ { name: ok, use: test.ok } ]
                 """, Path.of("nhc.yaml")).config();
         SlurmSettings s = SlurmSettings.from(c.section("slurm"), Map.of());
         assertEquals(SlurmState.FAIL, s.failureState());
@@ -64,7 +67,7 @@ class SlurmSectionTest {
                 nhc: 1
                 slurm:
                   resume_afer: 3
-                checks: []
+                checks: [ { name: ok, use: test.ok } ]
                 """, Path.of("nhc.yaml")));
         assertTrue(e.getMessage().contains("nhc.yaml:3:3") && e.getMessage().contains("resume_after"), e.getMessage());
     }
@@ -77,7 +80,7 @@ class SlurmSectionTest {
                   failure_state: reboot
                   max_drained_fraction: 2
                   scontrol: scontrol
-                checks: []
+                checks: [ { name: ok, use: test.ok } ]
                 """, Path.of("nhc.yaml")));
         String m = e.getMessage();
         assertTrue(m.contains("nhc.yaml:3:18") && m.contains("failure_state") && m.contains("'reboot' is not one of drain, fail"), m);
@@ -93,7 +96,7 @@ class SlurmSectionTest {
                   resume_after: 0
                   retries: 11
                   command_timeout: 55s
-                checks: []
+                checks: [ { name: ok, use: test.ok } ]
                 """, Path.of("nhc.yaml")));
         String m = e.getMessage();
         assertTrue(m.contains("nhc.yaml:3:17") && m.contains("resume_after") && m.contains("between 1 and 1000"), m);

@@ -40,10 +40,10 @@ public final class GpuEccProbe implements Probe {
         }
         SPEC = b.field("corrected_per_hour", Unit.PER_HOUR, "growth of volatile corrected errors since the previous run")
                 .rule(DefaultRule.fail(Map.of("volatile_uncorrected", "> 0"),
-                        "{gpu}: {volatile_uncorrected} uncorrectable ECC errors since the driver loaded (DCGM: VOLATILE_DBE_DETECTED)")
+                        "{gpu}: {volatile_uncorrected} uncorrectable ECC {volatile_uncorrected|error|errors} since the driver loaded (DCGM: VOLATILE_DBE_DETECTED)")
                         .remedy(Remedy.RESET_GPU))
                 .rule(DefaultRule.fail(Map.of("aggregate_sram_uncorrected", "> 0"),
-                        "{gpu}: {aggregate_sram_uncorrected} uncorrectable SRAM ECC errors in the GPU's lifetime")
+                        "{gpu}: {aggregate_sram_uncorrected} uncorrectable SRAM ECC {aggregate_sram_uncorrected|error|errors} in the GPU's lifetime")
                         .remedy(Remedy.HARDWARE))
                 .rule(DefaultRule.warn(Map.of("corrected_per_hour", "> 100"),
                         "{gpu}: corrected ECC errors rising at {corrected_per_hour}"))

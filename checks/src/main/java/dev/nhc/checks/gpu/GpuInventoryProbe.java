@@ -50,7 +50,7 @@ public final class GpuInventoryProbe implements Probe {
             .rule(DefaultRule.fail(Map.of("model_matches", false), "{gpu} is a {name}, expected {with.model}")
                     .remedy(Remedy.HARDWARE))
             .rule(DefaultRule.warn(Map.of("gpu_count", "> {with.count}"),
-                    "{gpu_count} GPUs found, more than the {with.count} expected (is the check's count right for this host?)"))
+                    "{gpu_count} {gpu_count|GPU|GPUs} found, more than the {with.count} expected (is the check's count right for this host?)"))
             .rule(DefaultRule.warn(Map.of("persistence_mode", false),
                     "{gpu}: persistence mode is off, so the driver sets the GPU up again for every job; "
                             + "turn it on with 'systemctl enable --now nvidia-persistenced' (or 'nvidia-smi -pm 1')"))

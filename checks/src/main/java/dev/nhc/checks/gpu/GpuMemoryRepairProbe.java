@@ -38,7 +38,7 @@ public final class GpuMemoryRepairProbe implements Probe {
                             "{gpu}: a row remap is pending, reset the GPU to apply it (DCGM: PENDING_ROW_REMAP)")
                     .remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("retired_pages", ">= 63"),
-                            "{gpu}: {retired_pages} retired pages, at the limit of 63 (DCGM: RETIRED_PAGES_LIMIT)")
+                            "{gpu}: {retired_pages} retired pages, the limit is 63 (DCGM: RETIRED_PAGES_LIMIT)")
                     .remedy(Remedy.HARDWARE))
             .rule(DefaultRule.warn(Map.of("remapped_rows_uncorrectable", ">= 512"),
                     "{gpu}: {remapped_rows_uncorrectable} rows remapped for uncorrectable errors"))

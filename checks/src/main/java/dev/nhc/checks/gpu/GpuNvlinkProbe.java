@@ -44,12 +44,12 @@ public final class GpuNvlinkProbe implements Probe {
             .rule(DefaultRule.fail(Map.of("nvlink_inactive", "> 0"),
                     "{gpu}: NVLink {nvlink_inactive_links} down (DCGM: NVLINK_DOWN)").remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("nvlink_active", "< {with.expected_links}"),
-                    "{gpu}: {nvlink_active} of the expected {with.expected_links} NVLinks are up ({nvlink_links} reported by the GPU)")
+                    "{gpu}: {nvlink_active} of the expected {with.expected_links} NVLinks {nvlink_active|is|are} up ({nvlink_links} reported by the GPU)")
                     .remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("nvlink_replay_increase", "> 0"),
-                    "{gpu}: {nvlink_replay_increase} new NVLink replay errors (DCGM: NVLINK_ERROR_CRITICAL)").remedy(Remedy.RESET_GPU))
+                    "{gpu}: {nvlink_replay_increase} new NVLink replay {nvlink_replay_increase|error|errors} (DCGM: NVLINK_ERROR_CRITICAL)").remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("nvlink_recovery_increase", "> 0"),
-                    "{gpu}: {nvlink_recovery_increase} new NVLink recovery errors (DCGM: NVLINK_ERROR_CRITICAL)").remedy(Remedy.RESET_GPU))
+                    "{gpu}: {nvlink_recovery_increase} new NVLink recovery {nvlink_recovery_increase|error|errors} (DCGM: NVLINK_ERROR_CRITICAL)").remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("nvlink_crc_per_sec", ">= 100"),
                     "{gpu}: NVLink CRC errors at {nvlink_crc_per_sec} (DCGM: NVLINK_ERROR_THRESHOLD)").remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.warn(Map.of("nvlink_crc_per_sec", "> 0"),

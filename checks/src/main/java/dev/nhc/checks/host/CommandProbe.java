@@ -66,7 +66,7 @@ public final class CommandProbe implements Probe {
             .field("killed_processes", Unit.COUNT, "processes it started that nhc killed (left running, or at the timeout)")
             .field("duration", Unit.SECONDS, "how long it ran")
             .rule(DefaultRule.fail(Map.of("timed_out", true),
-                    "{entity} did not finish within {time_limit}; killed it and {killed_processes} processes it started"))
+                    "{entity} did not finish within {time_limit}; killed it and {killed_processes} {killed_processes|process|processes} it started"))
             .rule(DefaultRule.fail(all("exit_code", EXIT_DIFFERS, "first_line", HAS_LINE), "{first_line}"))
             .rule(DefaultRule.fail(Map.of("exit_code", EXIT_DIFFERS), "{entity} exited with {exit_code} (expected {with.exit_code})"))
             .rule(DefaultRule.fail(all("output_matches", false, "first_line", HAS_LINE),

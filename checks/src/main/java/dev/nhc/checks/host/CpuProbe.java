@@ -67,16 +67,16 @@ public final class CpuProbe implements Probe {
                     + TOPOLOGY + " is not available (some containers and VMs)")
             // A lost socket or core is hardware; missing threads alone are usually SMT or a CPU taken offline.
             .rule(DefaultRule.fail(Map.of("sockets", "< {with.sockets}"),
-                    "{sockets} of {with.sockets} sockets online ({cores} cores, {threads} threads; online: {online})").remedy(Remedy.HARDWARE))
+                    "{sockets} of {with.sockets} {with.sockets|socket|sockets} online ({cores} {cores|core|cores}, {threads} {threads|thread|threads}; online: {online})").remedy(Remedy.HARDWARE))
             .rule(DefaultRule.fail(Map.of("cores", "< {with.cores}"),
-                    "{cores} of {with.cores} cores online ({threads} threads; online: {online}; {offline} offline)").remedy(Remedy.HARDWARE))
+                    "{cores} of {with.cores} {with.cores|core|cores} online ({threads} {threads|thread|threads}; online: {online}; {offline} offline)").remedy(Remedy.HARDWARE))
             .rule(DefaultRule.fail(AllOf.of("threads", "< {with.threads}", "smt_control", "~ off"),
-                    "{threads} threads, expected {with.threads} (online: {online}; SMT is {smt_control}; {offline} offline)"))
+                    "{threads} {threads|thread|threads}, expected {with.threads} (online: {online}; SMT is {smt_control}; {offline} offline)"))
             .rule(DefaultRule.fail(Map.of("threads", "< {with.threads}"),
-                    "{threads} threads, expected {with.threads} (online: {online}; {offline} offline)"))
-            .rule(DefaultRule.warn(Map.of("sockets", "> {with.sockets}"), "{sockets} sockets, expected {with.sockets} (online: {online})"))
-            .rule(DefaultRule.warn(Map.of("cores", "> {with.cores}"), "{cores} cores, expected {with.cores} (online: {online})"))
-            .rule(DefaultRule.warn(Map.of("threads", "> {with.threads}"), "{threads} threads, expected {with.threads} (online: {online})"))
+                    "{threads} {threads|thread|threads}, expected {with.threads} (online: {online}; {offline} offline)"))
+            .rule(DefaultRule.warn(Map.of("sockets", "> {with.sockets}"), "{sockets} {sockets|socket|sockets}, expected {with.sockets} (online: {online})"))
+            .rule(DefaultRule.warn(Map.of("cores", "> {with.cores}"), "{cores} {cores|core|cores}, expected {with.cores} (online: {online})"))
+            .rule(DefaultRule.warn(Map.of("threads", "> {with.threads}"), "{threads} {threads|thread|threads}, expected {with.threads} (online: {online})"))
             .rule(DefaultRule.unknown(Map.of("uncounted", "~ ."), "cannot count {uncounted}: " + TOPOLOGY + " is not available here"))
             .build();
 

@@ -75,9 +75,9 @@ public final class KernelLogProbe implements Probe {
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}" + STAYS).when(LATCH.name(), true))
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}").when(LATCH.name(), false))
             .rule(DefaultRule.warn(Map.of("severity", "warn", "lines", "> 0"), "{summary}"))
-            .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log lines in {source} were not examined "
+            .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log {skipped_lines|line|lines} in {source} {skipped_lines|was|were} not examined "
                     + "(more than max_lines = {with.max_lines} this run)"))
-            .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log records were overwritten before nhc read them"))
+            .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc read them"))
             .rule(DefaultRule.unknown(Map.of("state_lost", true), "latched kernel log matches could not be read back from the check's "
                     + "state ({state_problem}); fail patterns that matched earlier this boot may be missing until reboot or `nhc clear {check}`"))
             .build();

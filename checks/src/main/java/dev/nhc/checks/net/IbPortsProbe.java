@@ -110,10 +110,10 @@ public final class IbPortsProbe implements Probe {
             b.field(c + "_rate", Unit.PER_MINUTE, "port: " + c + " per minute since the previous run");
         }
         return b
-                .rule(DefaultRule.fail(Map.of("ports_found", 0), "no {looked_for} found ({ports_other} other ports present)"))
+                .rule(DefaultRule.fail(Map.of("ports_found", 0), "no {looked_for} found ({ports_other} other {ports_other|port|ports} present)"))
                 .rule(DefaultRule.fail(Map.of("devices_missing", "> 0"), "devices without a port to check: {devices_missing_names}")
                         .remedy(Remedy.HARDWARE))
-                .rule(DefaultRule.fail(Map.of("ports_up", "< {with.count}"), "only {ports_up} of {with.count} ports up: {ports_not_up}")
+                .rule(DefaultRule.fail(Map.of("ports_up", "< {with.count}"), "only {ports_up} of {with.count} {with.count|port|ports} up: {ports_not_up}")
                         .remedy(Remedy.HARDWARE))
                 .rule(DefaultRule.fail(allOf("expected_active", true, "active", false, "phys_state", "!= LinkUp"),
                         "{entity} is {state} ({phys_state}), expected ACTIVE").remedy(Remedy.HARDWARE))

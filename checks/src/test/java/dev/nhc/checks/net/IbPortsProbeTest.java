@@ -212,7 +212,7 @@ class IbPortsProbeTest {
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("no InfiniBand ports found (0 other ports present)", f.message());
         sys.roce("mlx5_0", 1, "eth0");
-        assertEquals("no InfiniBand ports found (1 other ports present)", Pipeline.only(run("{}"), "ib").message());
+        assertEquals("no InfiniBand ports found (1 other port present)", Pipeline.only(run("{}"), "ib").message());
     }
 
     @Test

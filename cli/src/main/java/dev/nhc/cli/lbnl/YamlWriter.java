@@ -26,7 +26,7 @@ public final class YamlWriter {
         StringBuilder y = new StringBuilder();
         String file = fileName(r.file());
         y.append("# nhc config imported by 'nhc import-lbnl' from ").append(comment(r.file())).append('\n');
-        y.append("# ").append(r.count(Kind.TRANSLATED)).append(" lines translated, ").append(r.count(Kind.CARRIED_OVER))
+        y.append("# ").append(r.count(Kind.TRANSLATED)).append(r.count(Kind.TRANSLATED) == 1 ? " line" : " lines").append(" translated, ").append(r.count(Kind.CARRIED_OVER))
                 .append(" carried over (LBNL NHC evaluates them: 'nhc -e', which neither logs nor marks the node offline), ")
                 .append(r.count(Kind.REFUSED)).append(" refused.\n");
         y.append("# Each translated check fails when LBNL NHC's function would, and counts a check that cannot decide as failed\n");

@@ -79,9 +79,9 @@ public final class GpuXidProbe implements Probe {
                     .remedyFrom("remedy").slurmState(SlurmState.FAIL))
             .rule(DefaultRule.fail(Map.of("xid_latched", "> 0"), "{entity}: {xids}" + STAYS).remedyFrom("remedy"))
             .rule(DefaultRule.warn(Map.of("xid_warning", "> 0"), "{entity}: {xids}").remedyFrom("remedy"))
-            .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log lines in {source} were not "
+            .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log {skipped_lines|line|lines} in {source} {skipped_lines|was|were} not "
                     + "examined for XIDs (more than max_lines = {with.max_lines} this run)"))
-            .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log records were overwritten before nhc "
+            .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc "
                     + "read them; XIDs among them were missed"))
             .rule(DefaultRule.unknown(Map.of("state_lost", true), "latched XIDs could not be read back from the check's state "
                     + "({state_problem}); fatal XIDs of this boot may be missing until reboot or `nhc clear {check}`"))

@@ -121,7 +121,7 @@ class SharedCapturesTest {
         // 60+5, 2+61, 20+45 and 8+56 retired pages reach DCGM's limit of 63; GPU 3 only has a retirement pending
         assertThat(fails).extracting(f -> f.entity().label()).containsExactlyInAnyOrder("GPU 0", "GPU 1", "GPU 5", "GPU 7");
         Finding gpu0 = fails.stream().filter(f -> f.entity().label().equals("GPU 0")).findFirst().orElseThrow();
-        assertThat(gpu0.message()).isEqualTo("GPU 0 (0001:00:00.0): 65 retired pages, at the limit of 63 (DCGM: RETIRED_PAGES_LIMIT)");
+        assertThat(gpu0.message()).isEqualTo("GPU 0 (0001:00:00.0): 65 retired pages, the limit is 63 (DCGM: RETIRED_PAGES_LIMIT)");
         assertThat(v.findings(Severity.WARN)).extracting(f -> f.entity().label()).containsExactly("GPU 3");
         if (path == Path_.REPLAY) {
             assertThat(GpuChecks.skipped(v)).containsExactlyInAnyOrder("gpu.inventory", "gpu.ecc", "gpu.pcie", "gpu.nvlink", "gpu.thermal", "gpu.power");

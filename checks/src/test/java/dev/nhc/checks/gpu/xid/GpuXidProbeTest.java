@@ -361,7 +361,7 @@ class GpuXidProbeTest {
         Verdict v = pipeline().run("- { name: xid, use: gpu.xid, with: { log: " + LOG + ", max_lines: 2 } }");
         Finding f = Pipeline.about(v, "xid", "kernel log");
         assertEquals(Severity.WARN, f.severity());
-        assertEquals("1 new kernel log lines in " + root.resolve(LOG.substring(1)) + " were not examined for XIDs "
+        assertEquals("1 new kernel log line in " + root.resolve(LOG.substring(1)) + " was not examined for XIDs "
                 + "(more than max_lines = 2 this run)", f.message());
     }
 

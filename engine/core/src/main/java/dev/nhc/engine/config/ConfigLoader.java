@@ -150,8 +150,11 @@ public final class ConfigLoader {
         List<CheckConfig> checks = new ArrayList<>();
         List<PlannedCheck> planned = new ArrayList<>();
         ConfigNode checksNode = root.get("checks");
-        if (checksNode == null || checksNode.isNull()) {
+        if (checksNode == null) {
             problems.add(root.location(), "no 'checks:' list; a config without checks would pass every node");
+        } else if (checksNode.isNull() || (checksNode.isList() && checksNode.items().isEmpty())) {
+            problems.add(checksNode.isNull() ? root.keyLocation("checks") : checksNode.location(),
+                    "'checks:' is empty; a config without checks would pass every node");
         } else if (!checksNode.isList()) {
             problems.add(checksNode.location(), "'checks' must be a list of checks (each starting with '- name:'), not " + checksNode.describeKind());
         } else {
@@ -341,7 +344,7 @@ public final class ConfigLoader {
                 ParamSpec.map("with", "the probe's parameters"),
                 ParamSpec.any("warn", "conditions for WARN (replace the probe's default warn rules)"),
                 ParamSpec.any("fail", "conditions for FAIL (replace the probe's default fail rules)"),
-                ParamSpec.text("message", "message template: {field} is the observed value, {with.name} a parameter"),
+                ParamSpec.text("message", "message template: {field} is the observed value, {with.name} a parameter, {field|one|many} the word for a number"),
                 ParamSpec.choice("remedy", "what to do about a finding", "none", "restart-app", "reset-gpu", "reboot", "hardware"),
                 ParamSpec.choice("slurm_state", "the Slurm state a FAIL asks for", "drain", "fail"),
                 ParamSpec.integer("for", "a finding counts only after this many consecutive runs").defaultValue(1L),

@@ -15,7 +15,7 @@ public record Settings(Params values) {
     public static final ParamSpec<Duration> CHECK_TIMEOUT = ParamSpec.duration("check_timeout",
             "default time limit of one check; a check that takes longer is abandoned").defaultValue(Duration.ofSeconds(10));
     public static final ParamSpec<String> STATE_DIR = ParamSpec.text("state_dir",
-            "where state survives between runs (default /var/lib/nhc as root, else ~/.local/state/nhc)");
+            "where state survives between runs (default /var/lib/nhc as root, else $XDG_STATE_HOME/nhc or ~/.local/state/nhc)");
     public static final ParamSpec<String> ON_UNKNOWN = ParamSpec.choice("on_unknown",
             "what a check that could not decide counts as", "ignore", "warn", "fail").defaultValue("ignore");
     public static final ParamSpec<String> ROOT = ParamSpec.text("root",

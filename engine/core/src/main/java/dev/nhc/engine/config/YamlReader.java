@@ -66,12 +66,7 @@ public final class YamlReader {
             root = new Composer(new ParserImpl(new StreamReader(new StringReader(text)), options), new Resolver(), options)
                     .getSingleNode();
         } catch (MarkedYAMLException e) {
-            Mark m = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
-            String what = e.getProblem() != null ? e.getProblem() : e.getMessage();
-            if (e.getContext() != null) {
-                what = e.getContext() + ": " + what;
-            }
-            throw new ConfigException(at(fileName, m), "YAML syntax error: " + what.replace('\n', ' ').trim());
+            throw YamlSyntaxError.explain(fileName, text, e);
         } catch (YAMLException e) {
             throw new ConfigException(Location.of(fileName), "YAML error: " + String.valueOf(e.getMessage()).replace('\n', ' '));
         }
@@ -84,7 +79,7 @@ public final class YamlReader {
         return node;
     }
 
-    private static Location at(String file, Mark m) {
+    static Location at(String file, Mark m) {
         return m == null ? Location.of(file) : new Location(file, m.getLine() + 1, m.getColumn() + 1);
     }
 

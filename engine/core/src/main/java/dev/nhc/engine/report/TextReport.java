@@ -67,9 +67,14 @@ public final class TextReport {
             }
         }
         out.append(v.node()).append(": ").append(v.severity().label().toUpperCase(Locale.ROOT))
-                .append(" (").append(ran).append(" checks run, ").append(v.checks().size() - ran).append(" skipped, ")
-                .append(v.findings().size()).append(" findings) in ").append(v.durationMs()).append(" ms\n");
+                .append(" (").append(count(ran, "check")).append(" run, ").append(v.checks().size() - ran).append(" skipped, ")
+                .append(count(v.findings().size(), "finding")).append(") in ").append(v.durationMs()).append(" ms\n");
         return out.toString();
+    }
+
+    /** "1 check", "2 checks", "0 checks". */
+    static String count(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     /** Appends {@code text} left-aligned in a column of {@code width}. */
@@ -95,7 +100,7 @@ public final class TextReport {
         }
         long bad = c.findings().stream().filter(f -> f.severity() != Severity.PASS).count();
         if (bad > 0) {
-            return bad + (bad == 1 ? " finding" : " findings");
+            return count(bad, "finding");
         }
         // A pass says what was looked at, so "PASS" is never just a word.
         StringBuilder s = new StringBuilder();
@@ -110,6 +115,7 @@ public final class TextReport {
                 break;
             }
         }
-        return s.length() == 0 ? c.observations().size() + " entities observed" : s.toString();
+        int n = c.observations().size();
+        return s.length() == 0 ? n + (n == 1 ? " entity observed" : " entities observed") : s.toString();
     }
 }

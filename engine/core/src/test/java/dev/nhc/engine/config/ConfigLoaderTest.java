@@ -170,6 +170,40 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void anEmptyChecksListIsRejectedLikeAMissingOneWithItsPlace() throws Exception {
+        assertProblem(invalid("nhc: 1\n"), 1, 1, "no 'checks:' list; a config without checks would pass every node");
+        ConfigException empty = invalid("nhc: 1\nchecks: []\n");
+        assertEquals(1, empty.problems().size(), empty.getMessage());
+        assertProblem(empty, 2, 9, "'checks:' is empty; a config without checks would pass every node");
+        assertProblem(invalid("nhc: 1\nchecks:\n"), 2, 1, "'checks:' is empty");
+        assertProblem(invalid("nhc: 1\nchecks: ~\n"), 2, 1, "'checks:' is empty");
+    }
+
+    @Test
+    void anUnclosedBraceBracketOrQuoteIsReportedWhereItWasOpened() throws Exception {
+        // The brace opened on line 5 is noticed on line 6, where the next check starts.
+        ConfigException brace = invalid("nhc: 1\nsettings:\n  deadline: 45s\nchecks:\n"
+                + "  - { name: a, use: disk.usage, with: { mount: / }\n  - name: b\n");
+        assertEquals(1, brace.problems().size(), brace.getMessage());
+        assertProblem(brace, 6, 3, "YAML syntax error: the '{' opened at 5:5 is not closed (expected ',' or '}', but found '-')");
+
+        ConfigException bracket = invalid("nhc: 1\nchecks:\n  - name: a\n    on: [gpu, cpu\n    use: disk.usage\n");
+        assertProblem(bracket, 5, 8, "the '[' opened at 4:9 is not closed (expected ',' or ']', but found ':')");
+
+        // At the end of the file there is no better place than the opening itself.
+        assertProblem(invalid("nhc: 1\nchecks:\n  - { name: a, use: disk.usage\n"), 3, 5,
+                "the '{' opened at 3:5 is not closed (the file ends before it is)");
+        assertProblem(invalid("nhc: 1\nchecks:\n  - name: a\n    message: \"abc\n    use: disk.usage\n"), 4, 14,
+                "the '\"' opened at 4:14 is not closed (the file ends before it is)");
+
+        // A later quote closes the open one; the parser fails after it, and the open quote is named.
+        ConfigException quote = invalid("nhc: 1\nchecks:\n  - name: a\n    message: 'abc\n    use: disk.usage\n"
+                + "  - name: b\n    message: 'x'\n");
+        assertEquals(1, quote.problems().size(), quote.getMessage());
+        assertTrue(quote.getMessage().contains("the ''' opened at 4:14 is not closed on its line"), quote.getMessage());
+    }
+
+    @Test
     void evaluatorProblemsAreReportedWithTheirLocation() throws Exception {
         ConfigException e = invalid("nhc: 1\nchecks:\n  - name: x\n    use: disk.usage\n    fail: invalid\n");
         assertProblem(e, 5, 11, "test rules reject");

@@ -32,6 +32,23 @@ final class Ledger {
         s.put("node", node);
     }
 
+    /**
+     * What the record says, read without touching it: the daemon's plugin looks before each verdict,
+     * and only {@link SlurmAction} (through a {@code Ledger}) may mark the record as this node's, so
+     * that its next run still sees a lost or foreign record as missing and asks Slurm.
+     */
+    record Peek(String invalid, SlurmState owned, boolean busy) {
+    }
+
+    static Peek peek(StateSection s, String node) {
+        String invalid = invalid(s);
+        if (invalid != null || s.lostBecause() != null || !node.equals(s.get("node"))) {
+            return new Peek(invalid, null, false);
+        }
+        String owned = s.getString("owned_state");
+        return new Peek(null, owned == null ? null : SlurmState.parse(owned), owned != null || s.get("pending_state") != null);
+    }
+
     /** Why the record holds values nhc never writes (a state file edited or damaged into other JSON), or null. */
     private static String invalid(StateSection s) {
         List<String> bad = new ArrayList<>();

@@ -55,20 +55,19 @@ public final class SlurmPlugin implements DaemonPlugin {
     @Override
     public void start(DaemonContext d) {
         this.daemon = d;
-        Ledger ledger = new Ledger(d.state().section(SlurmSection.KEY), d.node());
+        Ledger.Peek ledger = Ledger.peek(d.state().section(SlurmSection.KEY), d.node());
         if (ledger.invalid() != null) {
             d.log("slurm: nhc's Slurm record in " + d.state().dir() + " holds values nhc never writes (" + ledger.invalid()
                     + "); it is not used");
         }
-        held = ledger.ownedState();
+        held = ledger.owned();
     }
 
     @Override
     public void verdict(Verdict verdict, boolean changed) {
         Plan plan = daemon.plan();
         Instant now = clock.instant();
-        Ledger ledger = new Ledger(daemon.state().section(SlurmSection.KEY), daemon.node());
-        boolean busy = ledger.ownedReason() != null || ledger.pendingState() != null;
+        boolean busy = Ledger.peek(daemon.state().section(SlurmSection.KEY), daemon.node()).busy();
         boolean due = Duration.between(lastApplied, now).compareTo(plan.settings().interval()) >= 0;
         if (!changed && !(busy && due)) {
             return;
@@ -77,7 +76,7 @@ public final class SlurmPlugin implements DaemonPlugin {
         ActionOutcome out = action.apply(verdict, plan, daemon.state(), daemon.node(), now.plus(plan.settings().deadline()));
         breakerOpen = out.forceFailure();
         out.changes().forEach(c -> changes.computeIfAbsent(c, k -> new LongAdder()).increment());
-        held = new Ledger(daemon.state().section(SlurmSection.KEY), daemon.node()).ownedState();
+        held = Ledger.peek(daemon.state().section(SlurmSection.KEY), daemon.node()).owned();
         if (changed || !out.changes().isEmpty() || out.forceFailure()) {
             out.lines().forEach(daemon::log);
         }

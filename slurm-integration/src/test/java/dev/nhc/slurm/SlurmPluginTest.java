@@ -1,7 +1,6 @@
 package dev.nhc.slurm;
 
 import dev.nhc.daemon.DaemonContext;
-import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.Settings;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.state.StateStore;
@@ -22,7 +21,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -67,8 +65,7 @@ class SlurmPluginTest {
         Map<String, Object> section = new LinkedHashMap<>();
         section.put("scontrol", slurm.scontrol.toString());
         section.put("sinfo", slurm.sinfo.toString());
-        Plan plan = new Plan(new Config(Path.of("/etc/nhc/nhc.yaml"), new Settings(new Params(settings)), Map.of(), List.of(),
-                Map.of("slurm", new Params(section)), Set.of("slurm")), List.of());
+        Plan plan = SlurmActionTest.plan(section).withSettings(new Settings(new Params(settings)));
         plugin.start(new DaemonContext() {
             @Override
             public Verdict verdict() {
@@ -123,13 +120,28 @@ class SlurmPluginTest {
     }
 
     @Test
-    void aHealthyNodeNhcDoesNotHoldCostsSlurmNothing() throws IOException {
+    void aHealthyNodeNhcDoesNotHoldCostsSlurmNothingAfterItsFirstLook() throws IOException {
         Verdict passing = SlurmActionTest.passing();
         plugin.verdict(passing, true);
+        assertEquals(1, calls(), "no record of what nhc did to this node yet: one look, as a first run");
         now = now.plusSeconds(120);
         plugin.verdict(passing, false);
         plugin.verdict(SlurmActionTest.verdict(SlurmActionTest.of(Severity.WARN, "load", "high")), true);
-        assertEquals(0, calls());
+        plugin.verdict(passing, true);
+        assertEquals(1, calls(), "then nothing: the record says nhc holds nothing");
+    }
+
+    @Test
+    void aDrainOfNhcsWhoseRecordWasLostIsTakenBackAndResumedOnceHealthy() throws IOException {
+        // nhc drained the node, then its state directory was lost (a reinstall, a wiped disk) before the daemon started.
+        slurm.node(NODE, "IDLE+DRAIN", "NHC: root-fs: used 97% of /");
+        plugin.verdict(SlurmActionTest.passing(), true);
+        assertEquals("IDLE", slurm.state(NODE), "the reason is nhc's own: nhc resumes it");
+
+        slurm.node(NODE, "IDLE+DRAIN", "maintenance");
+        now = now.plusSeconds(120);
+        plugin.verdict(SlurmActionTest.passing(), true);
+        assertEquals("IDLE+DRAIN", slurm.state(NODE), "an admin's drain is never nhc's");
     }
 
     @Test

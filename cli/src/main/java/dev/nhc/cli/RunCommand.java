@@ -105,7 +105,14 @@ final class RunCommand implements Callable<Integer> {
             return ExitCodes.INTERNAL;
         }
         if (lock.isEmpty()) {
-            if (RunLock.heldByDaemon(holder[0])) {
+            if (RunLock.heldByDaemon(holder[0]) && slurmMode) {
+                // bin/nhc-slurm comes here only when the daemon gave it no verdict (starting, stuck, another config, or no
+                // slurm: section, so nothing acts on Slurm). Judging beside the daemon would race it over the same state:
+                // say so where the admin looks (slurmd.log copies stdout) and do not pass as healthy.
+                System.out.println("nhc: nhc " + holder[0] + " holds " + node + "'s checks but gave no verdict for Slurm; see its log"
+                        + " (a config without a slurm: section does not act on Slurm). Nothing was judged by this run.");
+                return ExitCodes.FAIL;
+            } else if (RunLock.heldByDaemon(holder[0])) {
                 // The daemon judges and acts for this node; its verdict is on daemon.metrics_listen (/v1/verdict).
                 System.err.println("nhc: nhc " + holder[0] + " holds " + node + "'s state and acts for it; this run does nothing"
                         + " (its verdict: curl -s http://" + DaemonSettings.of(plan).metricsListen() + "/v1/verdict)");

@@ -37,13 +37,15 @@ final class Ledger {
      * and only {@link SlurmAction} (through a {@code Ledger}) may mark the record as this node's, so
      * that its next run still sees a lost or foreign record as missing and asks Slurm.
      */
-    record Peek(String invalid, SlurmState owned, boolean busy) {
+    record Peek(String invalid, SlurmState owned, boolean needsAction) {
     }
 
     static Peek peek(StateSection s, String node) {
         String invalid = invalid(s);
         if (invalid != null || s.lostBecause() != null || !node.equals(s.get("node"))) {
-            return new Peek(invalid, null, false);
+            // No usable record: the action must look at Slurm once (to take back a drain of nhc's), even for a
+            // verdict that did not change, e.g. the one a restarted daemon restored.
+            return new Peek(invalid, null, true);
         }
         String owned = s.getString("owned_state");
         return new Peek(null, owned == null ? null : SlurmState.parse(owned), owned != null || s.get("pending_state") != null);
@@ -117,19 +119,24 @@ final class Ledger {
     }
 
     void own(SlurmState state, String reason, Instant now) {
-        if (!reason.equals(ownedReason())) {
-            s.put("owned_since", now.toString());
+        // One step for the state store, which may snapshot the section from another thread (the daemon).
+        synchronized (s) {
+            if (!reason.equals(ownedReason())) {
+                s.put("owned_since", now.toString());
+            }
+            s.put("owned_state", state.label());
+            s.put("owned_reason", reason);
+            clearPending();
         }
-        s.put("owned_state", state.label());
-        s.put("owned_reason", reason);
-        clearPending();
     }
 
     void disown() {
-        s.remove("owned_state");
-        s.remove("owned_reason");
-        s.remove("owned_since");
-        s.remove("passes");
+        synchronized (s) {
+            s.remove("owned_state");
+            s.remove("owned_reason");
+            s.remove("owned_since");
+            s.remove("passes");
+        }
     }
 
     int passes() {
@@ -145,11 +152,14 @@ final class Ledger {
     }
 
     void intend(SlurmState state, String reason, Instant now) {
-        if (!(state.label().equals(s.getString("pending_state")) && reason.equals(s.getString("pending_reason")))) {
-            s.put("pending_since", now.toString());
+        // One step for the state store, which may snapshot the section from another thread (the daemon).
+        synchronized (s) {
+            if (!(state.label().equals(s.getString("pending_state")) && reason.equals(s.getString("pending_reason")))) {
+                s.put("pending_since", now.toString());
+            }
+            s.put("pending_state", state.label());
+            s.put("pending_reason", reason);
         }
-        s.put("pending_state", state.label());
-        s.put("pending_reason", reason);
     }
 
     SlurmState pendingState() {
@@ -171,8 +181,11 @@ final class Ledger {
     }
 
     void clearPending() {
-        s.remove("pending_state");
-        s.remove("pending_reason");
-        s.remove("pending_since");
+        // One step for the state store, which may snapshot the section from another thread (the daemon).
+        synchronized (s) {
+            s.remove("pending_state");
+            s.remove("pending_reason");
+            s.remove("pending_since");
+        }
     }
 }

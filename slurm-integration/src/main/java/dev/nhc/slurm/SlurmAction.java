@@ -146,11 +146,12 @@ public final class SlurmAction implements VerdictAction {
 
             boolean held = status.drained() || status.failed();
             boolean ours = held && (status.reason().equals(ledger.ownedReason()) || status.reason().equals(ledger.pendingReason()));
-            if (!ours && held && Reasons.isNhcsOwn(status.reason(), checkNames) && (ledger.missing() || ledger.ownedReason() != null)) {
-                // nhc's own format, and nhc's record is missing or older than the node: a run changed the node but
-                // could not record it (a full disk, a lost state file). It is nhc's drain; nhc takes it back.
-                info("node " + node + " is " + status.describe() + " with a reason in nhc's format while nhc's record "
-                        + (ledger.missing() ? "is missing" : "says '" + ledger.ownedReason() + "'") + ": nhc treats the drain as its own");
+            if (!ours && held && Reasons.isNhcsOwn(status.reason(), checkNames) && ledger.missing()) {
+                // nhc's own format, and no record of what nhc did: a run changed the node but could not record it (a
+                // full disk removes the out-of-date record, a lost state file). It is nhc's drain; nhc takes it back.
+                // With a record, a reason in nhc's format that is not the recorded one is an admin's edit: theirs.
+                info("node " + node + " is " + status.describe() + " with a reason in nhc's format while nhc's record is missing:"
+                        + " nhc treats the drain as its own");
                 ledger.own(status.failed() ? SlurmState.FAIL : SlurmState.DRAIN, status.reason(), now);
                 ours = true;
             }
@@ -233,8 +234,18 @@ public final class SlurmAction implements VerdictAction {
             try {
                 store.flush();
             } catch (IOException e) {
-                warn("cannot save the intent to " + store.dir() + " before calling scontrol (" + e.getMessage()
-                        + "); going ahead: a later run recognises the change as nhc's by its reason ('" + Reasons.PREFIX + " ...')");
+                // The record on disk no longer says what nhc is about to do. An out-of-date record would make a later
+                // run believe nhc holds nothing and never look; no record makes it ask Slurm and recognise the change
+                // as nhc's by its reason. Unlinking needs no free space.
+                String forgot;
+                try {
+                    store.forget(SlurmSection.KEY);
+                    forgot = "removed nhc's Slurm record, so the next run asks Slurm and recognises the change as nhc's by its reason ('"
+                            + Reasons.PREFIX + " ...')";
+                } catch (IOException again) {
+                    forgot = "could not remove nhc's out-of-date Slurm record either (" + again.getMessage() + ")";
+                }
+                warn("cannot save the intent to " + store.dir() + " before calling scontrol (" + e.getMessage() + "); going ahead: " + forgot);
             }
             try {
                 if (withState) {

@@ -53,6 +53,11 @@ public final class SlurmPlugin implements DaemonPlugin {
     }
 
     @Override
+    public boolean actsForHealthProgram() {
+        return true;
+    }
+
+    @Override
     public void start(DaemonContext d) {
         this.daemon = d;
         Ledger.Peek ledger = Ledger.peek(d.state().section(SlurmSection.KEY), d.node());
@@ -67,7 +72,7 @@ public final class SlurmPlugin implements DaemonPlugin {
     public void verdict(Verdict verdict, boolean changed) {
         Plan plan = daemon.plan();
         Instant now = clock.instant();
-        boolean busy = Ledger.peek(daemon.state().section(SlurmSection.KEY), daemon.node()).busy();
+        boolean busy = Ledger.peek(daemon.state().section(SlurmSection.KEY), daemon.node()).needsAction();
         boolean due = Duration.between(lastApplied, now).compareTo(plan.settings().interval()) >= 0;
         if (!changed && !(busy && due)) {
             return;

@@ -37,6 +37,7 @@ import java.util.Set;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Every branch of the Slurm state machine, against a fake scontrol that records its argv. */
 class SlurmActionTest {
@@ -605,15 +606,54 @@ class SlurmActionTest {
     }
 
     @Test
-    void aReasonChangeTheLedgerCouldNotRecordIsStillRecognisedAsNhcsAndResumed() throws IOException {
+    void aReasonChangeTheLedgerCouldNotRecordIsStillRecognisedAsNhcsAndResumed() throws Exception {
+        assumeTrue(dev.nhc.engine.config.Ownership.runningAsRoot(), "skipped: needs root to mount a small tmpfs (CI runs as root)");
+        Path full = Files.createDirectories(tmp.resolve("full"));
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", full.toString())
+                .redirectErrorStream(true).start();
+        assumeTrue(mount.waitFor() == 0, "skipped: cannot mount a tmpfs here");
+        try {
+            stateDir = full.resolve("state");
+            run(verdict(fail("root-fs", "used 97% of /")));
+            assertEquals("IDLE+DRAIN", slurm.state(NODE));
+            Path filler = full.resolve("filler");
+            try (var out = Files.newOutputStream(filler)) {
+                byte[] block = new byte[4096];
+                for (int i = 0; i < 64; i++) {
+                    out.write(block);
+                }
+            } catch (IOException diskFull) {
+                // what the test wants
+            }
+
+            // The disk is full: the run that updates the reason cannot save its intent, and removes the record instead.
+            StateStore store = new StateStore(stateDir);
+            last = new SlurmAction(env, Clock.fixed(now, ZoneOffset.UTC), Duration.ofMillis(10))
+                    .apply(verdict(fail("root-fs", "used 99% of /")), plan(section), store, NODE, now.plusSeconds(40));
+            assertEquals("NHC: root-fs: used 99% of /", slurm.reason(NODE));
+            assertTrue(said().contains("removed nhc's Slurm record"), said());
+            assertTrue(Files.notExists(stateDir.resolve("slurm.json")) && Files.notExists(stateDir.resolve("slurm.json.prev")));
+            Files.delete(filler);
+            now = now.plusSeconds(10);
+
+            run(passing());
+
+            assertEquals("IDLE", slurm.state(NODE), "resumed: no record, and the reason is in nhc's format");
+            assertTrue(said().contains("nhc treats the drain as its own"), said());
+        } finally {
+            new ProcessBuilder("umount", "-l", full.toString()).start().waitFor();
+        }
+    }
+
+    @Test
+    void anAdminsEditOfNhcsReasonMakesTheDrainTheirs() throws IOException {
         run(verdict(fail("root-fs", "used 97% of /")));
-        // A later run updated the reason but could not save its record (a full disk): the ledger is older than the node.
-        slurm.node(NODE, "IDLE+DRAIN", "NHC: root-fs: used 99% of /");
+        // An admin appends a ticket number to nhc's reason: it still reads like nhc's, but it is not what nhc recorded.
+        slurm.node(NODE, "IDLE+DRAIN", "NHC: root-fs: used 97% of / (ticket 4711)");
 
         run(passing());
 
-        assertEquals("IDLE", slurm.state(NODE), "resumed: the reason is in nhc's format and nhc's record is older");
-        assertTrue(said().contains("nhc treats the drain as its own"), said());
+        assertEquals("IDLE+DRAIN", slurm.state(NODE), "nhc does not resume a drain whose reason someone else wrote");
     }
 
     @Test

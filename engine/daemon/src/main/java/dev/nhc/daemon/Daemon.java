@@ -41,6 +41,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code nhc daemon}: every check of the plan on its own schedule ({@code every:}, else
@@ -81,6 +82,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private final ExecutorService workers;
     /** Plugins are called from this one thread, in order: a verdict never overtakes an older one. */
     private final ExecutorService actions;
+    /** The verdict the plugins get next; null while none waits. */
+    private final AtomicReference<Verdict> newestForPlugins = new AtomicReference<>();
     private final Instant startedAt;
     private final AtomicLong stateWriteErrors = new AtomicLong();
     private final AtomicLong reloads = new AtomicLong();
@@ -596,21 +599,35 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         if (running.isEmpty()) {
             return;
         }
+        // Plugins may block (Slurm's scontrol against a slow slurmctld): verdicts that come in meanwhile
+        // replace each other here instead of queueing up without bound; the plugins get the newest.
+        if (newestForPlugins.getAndSet(v) != null) {
+            return;
+        }
         try {
-            actions.execute(() -> {
-                List<String> now = fingerprint(v);
-                boolean changed = !now.equals(lastFindings);
-                lastFindings = now;
-                for (DaemonPlugin p : running) {
-                    try {
-                        p.verdict(v, changed);
-                    } catch (RuntimeException e) {
-                        log(p.name() + ": " + e.getMessage());
-                    }
-                }
-            });
+            actions.execute(this::deliverNewest);
         } catch (RejectedExecutionException stopping) {
             // closing
+        }
+    }
+
+    private void deliverNewest() {
+        Verdict queued = newestForPlugins.getAndSet(null);
+        if (queued == null) {
+            return;
+        }
+        // Two checks finishing together may hand their verdicts over in either order: the field is the newest.
+        Verdict latest = verdict;
+        Verdict v = latest != null ? latest : queued;
+        List<String> now = fingerprint(v);
+        boolean changed = !now.equals(lastFindings);
+        lastFindings = now;
+        for (DaemonPlugin p : running) {
+            try {
+                p.verdict(v, changed);
+            } catch (RuntimeException e) {
+                log(p.name() + ": " + e.getMessage());
+            }
         }
     }
 
@@ -665,6 +682,10 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         String stale = stale(gen);
         if (stale != null) {
             return VerdictSocket.Answer.unavailable(stale);
+        }
+        if (running.stream().noneMatch(DaemonPlugin::actsForHealthProgram)) {
+            return VerdictSocket.Answer.unavailable("the daemon does not act on the scheduler for this node (" + mine
+                    + " has no section for it, such as slurm:)");
         }
         List<String> notes = new ArrayList<>();
         for (DaemonPlugin p : running) {

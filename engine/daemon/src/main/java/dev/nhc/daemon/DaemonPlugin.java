@@ -27,13 +27,24 @@ public interface DaemonPlugin extends AutoCloseable {
     /**
      * The node's verdict was rebuilt (a check's result came in, or the periodic tick of
      * {@code settings.interval}): {@code changed} says whether any finding differs from the last
-     * call's. Must not block for long: it runs on the daemon's action thread.
+     * call's. It runs on the daemon's action thread; verdicts that come in while it runs are not
+     * queued up, the plugin gets the newest one next.
      */
     default void verdict(Verdict verdict, boolean changed) {
     }
 
     /** A new config was accepted (SIGHUP); the plugin adopts its settings, or throws to keep the old one. */
     default void reloaded(Plan plan) throws IOException {
+    }
+
+    /**
+     * Whether this plugin does what the scheduler's health-check program would do with a verdict
+     * (Slurm's drain and resume). Only then may that program take the daemon's verdict from the
+     * socket instead of running the checks itself: a daemon that merely judges would otherwise
+     * answer it, and nothing would act on a failing node.
+     */
+    default boolean actsForHealthProgram() {
+        return false;
     }
 
     /** This plugin's trouble right now (for /healthz and nhc_daemon_healthy); empty when fine. */

@@ -503,11 +503,50 @@ class DaemonTest {
         assertEquals("ok", JSON.std.mapFrom(again.body()).get("status"));
     }
 
+    /** A plugin that acts for the scheduler's health program, as Slurm's does. */
+    private static DaemonPlugin actingForTheHealthProgram() {
+        return new DaemonPlugin() {
+            @Override
+            public String name() {
+                return "scheduler";
+            }
+
+            @Override
+            public boolean wanted(Plan plan) {
+                return true;
+            }
+
+            @Override
+            public void start(DaemonContext daemon) {
+            }
+
+            @Override
+            public boolean actsForHealthProgram() {
+                return true;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    @Test
+    void aDaemonThatDoesNotActForTheSchedulerGivesItsHealthProgramNoVerdict() throws Exception {
+        answer.put("fast", Severity.FAIL);
+        Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast }\n"));
+        Daemon d = start(file);
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
+        String reply = SocketClient.ask(dir.resolve("run/nhc.sock"), "verdict " + file);
+        // Otherwise bin/nhc-slurm would take "fail" from it and exit, and nothing would drain the node.
+        assertTrue(reply.startsWith("unavailable the daemon does not act on the scheduler"), reply);
+    }
+
     @Test
     void theVerdictSocketAnswersBinNhcSlurmForItsOwnConfigOnly() throws Exception {
         answer.put("fast", Severity.FAIL);
         Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast }\n"));
-        start(file);
+        start(file, actingForTheHealthProgram());
         Path socket = dir.resolve("run/nhc.sock");
         await().atMost(Duration.ofSeconds(10)).until(() -> SocketClient.ask(socket, "verdict " + file).startsWith("ok "));
         String answerText = SocketClient.ask(socket, "verdict " + file);

@@ -258,6 +258,22 @@ public final class StateStore {
         }
     }
 
+    /**
+     * Removes a section's files (every generation) while keeping it in memory, for a record that is
+     * now wrong on disk and could not be rewritten (a full disk: unlinking needs no space). The next
+     * process then finds no record at all, which a reader can tell from an out-of-date one.
+     */
+    public void forget(String name) throws IOException {
+        Path d = checkDirectory();
+        for (Path f : generations(d, name)) {
+            Files.deleteIfExists(f);
+        }
+        StateSection s = sections.get(name);
+        if (s != null) {
+            s.markDirty();
+        }
+    }
+
     /** Snapshot, write and mark clean as one step, so that a change made meanwhile is never marked written. */
     private void write(StateSection s) throws IOException {
         synchronized (s) {

@@ -168,6 +168,23 @@ class StateStoreTest {
     }
 
     @Test
+    void aForgottenSectionHasNoFileLeftButStaysInMemoryToBeWrittenAgain() throws Exception {
+        StateStore s = new StateStore(dir);
+        s.section("slurm").put("owned_reason", "NHC: a: b");
+        s.flush();
+        s.section("slurm").put("owned_reason", "NHC: a: c");
+        s.flush();
+        assertTrue(Files.exists(dir.resolve("slurm.json")) && Files.exists(dir.resolve("slurm.json.prev")));
+
+        s.forget("slurm");
+        assertTrue(Files.notExists(dir.resolve("slurm.json")) && Files.notExists(dir.resolve("slurm.json.prev")), "every generation");
+        assertNull(new StateStore(dir).section("slurm").get("owned_reason"), "another process finds no record at all");
+        assertEquals("NHC: a: c", s.section("slurm").get("owned_reason"));
+        s.flush();
+        assertEquals("NHC: a: c", new StateStore(dir).section("slurm").get("owned_reason"), "written again once the disk takes it");
+    }
+
+    @Test
     void aCorruptFileIsMovedAsideWithAWarningWhenTheSectionIsNextSaved() throws Exception {
         Files.writeString(dir.resolve("check.x.json"), "{ \"this is\": [not closed\n");
         StateStore s = new StateStore(dir);

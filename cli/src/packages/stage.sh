@@ -22,6 +22,8 @@ die() { echo "stage.sh: $*" >&2; exit 1; }
 APP=$1 STAGE=$2 JDK=$3 TS=$4
 SRC=$(cd -- "$(dirname -- "$0")" && pwd)
 [ -x "$APP/bin/nhc" ] || die "$APP/bin/nhc: no app directory (run the package phase first)"
+# Without it the packaged bin/nhc-slurm would never ask the daemon (the app build only warns).
+[ -f "$APP/lib/native/nhc-slurm-ask" ] || die "$APP/lib/native/nhc-slurm-ask was not built: the packages need a C compiler (Debian: gcc libc6-dev)"
 [ -f "$JDK/jmods/java.base.jmod" ] || die "$JDK has no jmods/ to link a runtime from: build the packages with a full JDK 17 (Debian: openjdk-17-jdk-headless)"
 command -v unshare >/dev/null || die "unshare (util-linux) is needed to train the class-data archive at /opt/nhc"
 date -u -d "$TS" +%s >/dev/null 2>&1 || die "TIMESTAMP '$TS' is not a date"
@@ -65,7 +67,8 @@ NHC_CDS=off "$OPT/bin/nhc" completion bash > "$STAGE/usr/share/bash-completion/c
 # ---- modes and times -----------------------------------------------------------------------------
 find "$STAGE" -type d -exec chmod 755 {} +
 find "$STAGE" -type f -exec chmod 644 {} +
-chmod 755 "$OPT"/bin/* "$OPT"/scripts/*.sh "$OPT"/runtime/bin/* "$OPT"/runtime/lib/jspawnhelper "$OPT"/runtime/lib/jexec
+# the same files as pkg.executables in cli/pom.xml
+chmod 755 "$OPT"/bin/* "$OPT"/scripts/*.sh "$OPT"/lib/native/nhc-slurm-ask "$OPT"/runtime/bin/* "$OPT"/runtime/lib/jspawnhelper "$OPT"/runtime/lib/jexec
 find "$STAGE" -exec touch -h -d "$TS" {} +
 
 # ---- the class-data archive, trained at /opt/nhc -------------------------------------------------

@@ -87,6 +87,8 @@ check "/usr/sbin/nhc-slurm -> /opt/nhc/bin/nhc-slurm" test "$(readlink /usr/sbin
 check "/etc/nhc/nhc.yaml 644 root:root" test "$(mode_of /etc/nhc/nhc.yaml)" = "644 root:root"
 check "/var/lib/nhc 700 root:root" test "$(mode_of /var/lib/nhc)" = "700 root:root"
 check "/opt/nhc/runtime/bin/java 755 root:root" test "$(mode_of /opt/nhc/runtime/bin/java)" = "755 root:root"
+check "/opt/nhc/lib/native/nhc-slurm-ask 755 root:root (nhc-slurm asks the daemon only through it)" \
+    test "$(mode_of /opt/nhc/lib/native/nhc-slurm-ask)" = "755 root:root"
 check "the units are in /lib/systemd/system" test -f /lib/systemd/system/nhc-daemon.service -a -f /lib/systemd/system/nhc-run.timer
 check "dpkg knows /etc/nhc/nhc.yaml as a conffile" bash -c "dpkg-query -W -f='\${Conffiles}' nhc | grep -q '/etc/nhc/nhc.yaml'"
 check "nothing under /opt/nhc is group- or world-writable" test -z "$(find /opt/nhc /etc/nhc /var/lib/nhc -perm /022 ! -type l)"
@@ -213,6 +215,7 @@ mkdir -p "$R"
 if rpm --root "$R" --initdb && timeout 300 rpm -i --nodeps --noscripts --root "$R" "$RPM"; then
     ok "rpm -i --nodeps --noscripts --root $R"
     check "rpm root: /opt/nhc/bin/nhc 755" test "$(mode_of "$R/opt/nhc/bin/nhc")" = "755 root:root"
+    check "rpm root: /opt/nhc/lib/native/nhc-slurm-ask 755" test "$(mode_of "$R/opt/nhc/lib/native/nhc-slurm-ask")" = "755 root:root"
     check "rpm root: /var/lib/nhc 700" test "$(mode_of "$R/var/lib/nhc")" = "700 root:root"
     check "rpm root: /usr/bin/nhc -> /opt/nhc/bin/nhc" test "$(readlink "$R/usr/bin/nhc")" = /opt/nhc/bin/nhc
     check "rpm -V: every file as packaged" rpm --root "$R" -V --nodeps nhc

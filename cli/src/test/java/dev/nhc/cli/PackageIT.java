@@ -133,7 +133,9 @@ class PackageIT {
             }
             assertEquals(perms, e.perms(), pkg + ": mode of " + name);
         });
-        for (String exe : List.of("/opt/nhc/bin/nhc", "/opt/nhc/bin/nhc-slurm", "/opt/nhc/runtime/bin/java", "/opt/nhc/runtime/lib/jspawnhelper")) {
+        // bin/nhc-slurm asks the daemon only through an executable socket client ([ -x ]).
+        for (String exe : List.of("/opt/nhc/bin/nhc", "/opt/nhc/bin/nhc-slurm", "/opt/nhc/lib/native/nhc-slurm-ask",
+                "/opt/nhc/runtime/bin/java", "/opt/nhc/runtime/lib/jspawnhelper")) {
             assertEquals("-rwxr-xr-x", staged.get(exe), pkg + ": " + exe);
         }
         assertEquals("-rw-r--r--", staged.get("/opt/nhc/lib/nhc-" + VERSION + ".jar"), pkg);

@@ -48,7 +48,8 @@ modules=$(printf '%s\n' "$modules" | tr ',' '\n' | grep -v -x -e java.desktop -e
 echo "stage.sh: runtime modules: $modules"
 "$JDK/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files --compress=2 \
     --generate-cds-archive --output "$OPT/runtime" >/dev/null
-# The base archive for compressed class pointers off (heaps over 32 GB): nhc runs with -Xmx256m.
+# The base archive for compressed class pointers off (heaps over 32 GB): nhc's heaps are small
+# (the one-shot run -Xmx256m, the daemon -Xmx64m: see bin/nhc).
 rm -f "$OPT/runtime/lib/server/classes_nocoops.jsa"
 # jlink links identical legal notices to one another; packages carry plain files.
 find "$OPT/runtime" -type l | while read -r l; do

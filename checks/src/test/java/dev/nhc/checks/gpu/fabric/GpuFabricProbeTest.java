@@ -363,6 +363,41 @@ class GpuFabricProbeTest {
     }
 
     @Test
+    void aFatalErrorLoggedJustBeforeTheLogWasRotatedIsStillJudged() throws Exception {
+        gpus(healthyFabric());
+        log(stamped(BOOT.plusSeconds(60), "INFO", "Fabric Manager started"));
+        Pipeline p = pipeline();
+        assertEquals(Severity.PASS, Pipeline.severity(p.run(check("", "")), "fabric"));
+
+        log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17));
+        Path log = root.resolve(LOG.substring(1));
+        Files.move(log, log.resolveSibling("fabricmanager.log.1"));     // what logrotate does
+        log(stamped(BOOT.plusSeconds(3700), "INFO", "log file reopened"));
+
+        Verdict v = p.run(check("", ""));
+        Finding f = Pipeline.about(v, "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)");
+        assertEquals(Severity.FAIL, f.severity());
+        assertTrue(f.message().startsWith("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 on port 17 (1 line"), f.message());
+        assertEquals(2L, Pipeline.about(v, "fabric", "fabric manager log " + log).observed().get("lines_read"),
+                "the rotated file's new line and the new file's");
+    }
+
+    @Test
+    void aFatalErrorAfterNulPaddingAndAtTheHeadOfAnOverlongLineIsJudged() throws Exception {
+        gpus(healthyFabric());
+        Path log = root.resolve(LOG.substring(1));
+        log(stamped(BOOT.plusSeconds(60), "INFO", "Fabric Manager started"));
+        Files.write(log, new byte[3 << 20], StandardOpenOption.APPEND);  // a crash's NUL blocks
+        log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17) + " " + "x".repeat(200 * 1024),
+                nonFatal(BOOT.plusSeconds(3601), 19084, "00000000:C5:00.0", 7, 40));
+
+        Verdict v = run("");
+        assertEquals(Severity.FAIL, Pipeline.about(v, "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)").severity());
+        assertEquals(Severity.WARN, Pipeline.about(v, "fabric", "NVSwitch 0000:c5:00.0 (physical id 7)").severity(),
+                "the line after the overlong one is read too");
+    }
+
+    @Test
     void aRebootDropsTheLatchedErrors() throws Exception {
         gpus(healthyFabric());
         log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17));

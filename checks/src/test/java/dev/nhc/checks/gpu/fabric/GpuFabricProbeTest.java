@@ -398,6 +398,28 @@ class GpuFabricProbeTest {
     }
 
     @Test
+    void anInvalidCursorValueWarnsOnceAndTheLogIsReadFromItsStart() throws Exception {
+        gpus(healthyFabric());
+        log(stamped(BOOT.plusSeconds(60), "INFO", "Fabric Manager started"));
+        Pipeline p = pipeline();
+        assertEquals(Severity.PASS, Pipeline.severity(p.run(check("", "")), "fabric"));
+        StateStore store = new StateStore(root.resolve("var/lib/nhc"));
+        store.section("check.fabric").put("fmlog.offset", "a lot");
+        store.flush();
+        log(stamped(BOOT.plusSeconds(120), "INFO", "a new line"));
+
+        String logLabel = "fabric manager log " + root.resolve(LOG.substring(1));
+        Finding cursor = Pipeline.about(p.run(check("", "")), "fabric", logLabel);
+        assertEquals(Severity.WARN, cursor.severity());
+        assertEquals("fabric manager log cursor: state value fmlog.offset = \"a lot\" is invalid "
+                + "(expected a whole number in 0..9223372036854775807); reset it", cursor.message());
+        assertEquals(2L, cursor.observed().get("lines_read"), "read from its start");
+        Verdict after = p.run(check("", ""));
+        assertEquals(Severity.PASS, Pipeline.about(after, "fabric", logLabel).severity(), "the cursor is whole again");
+        assertEquals(0L, Pipeline.about(after, "fabric", logLabel).observed().get("lines_read"));
+    }
+
+    @Test
     void aRebootDropsTheLatchedErrors() throws Exception {
         gpus(healthyFabric());
         log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17));

@@ -362,12 +362,18 @@ class GpuFabricProbeTest {
         assertEquals(Severity.UNKNOWN, Pipeline.about(v, "fabric", "fabric manager log " + root.resolve(LOG.substring(1))).severity());
     }
 
-    @Test
-    void aFatalErrorLoggedJustBeforeTheLogWasRotatedIsStillJudged() throws Exception {
+    /** A healthy fabric node, run once: the log's cursor is at its end. */
+    private Pipeline aFabricNodeWhoseLogWasRead() throws Exception {
         gpus(healthyFabric());
         log(stamped(BOOT.plusSeconds(60), "INFO", "Fabric Manager started"));
         Pipeline p = pipeline();
         assertEquals(Severity.PASS, Pipeline.severity(p.run(check("", "")), "fabric"));
+        return p;
+    }
+
+    @Test
+    void aFatalErrorLoggedJustBeforeTheLogWasRotatedIsStillJudged() throws Exception {
+        Pipeline p = aFabricNodeWhoseLogWasRead();
 
         log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17));
         Path log = root.resolve(LOG.substring(1));
@@ -399,10 +405,7 @@ class GpuFabricProbeTest {
 
     @Test
     void anInvalidCursorValueWarnsOnceAndTheLogIsReadFromItsStart() throws Exception {
-        gpus(healthyFabric());
-        log(stamped(BOOT.plusSeconds(60), "INFO", "Fabric Manager started"));
-        Pipeline p = pipeline();
-        assertEquals(Severity.PASS, Pipeline.severity(p.run(check("", "")), "fabric"));
+        Pipeline p = aFabricNodeWhoseLogWasRead();
         StateStore store = new StateStore(root.resolve("var/lib/nhc"));
         store.section("check.fabric").put("fmlog.offset", "a lot");
         store.flush();

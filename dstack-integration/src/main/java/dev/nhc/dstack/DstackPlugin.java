@@ -79,7 +79,7 @@ public final class DstackPlugin implements DaemonPlugin {
         return shim == null ? List.of() : List.of(shim);
     }
 
-    /** The pass-through pool full, or requests the shim has not answered for long: /healthz says 503 with why. */
+    /** The pass-through pool full, requests the shim has not answered for long, or the listener stopped: /healthz says 503 with why. */
     @Override
     public List<String> unavailable() {
         ShimProxy p = proxy;

@@ -39,11 +39,27 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * buffers of {@link #RELAY_BUFFER} bytes); past that a connection is refused with 503. When the
  * server behind breaks a relayed connection off, the client's is reset, so a response cut short is
  * never passed off as whole.
+ *
+ * <p>Memory: the daemon's heap is small (-Xmx64m), so what clients can make this hold is bounded.
+ * A head buffer starts at {@link #HEAD_START} bytes and grows only while a head is long; all head
+ * buffers together hold at most {@link #HEAD_BUDGET} bytes, past that a connection whose head
+ * needs more is refused with 503 (4096 clients sending 15 KB of head each would otherwise hold
+ * 64 MiB). Relayed connections hold at most {@link #MAX_RELAYED} × 2 × {@link #RELAY_BUFFER}
+ * (16 MiB). An error the loop cannot handle (an OutOfMemoryError, say) ends the connection it came
+ * from; one outside any connection closes every connection and the loop goes on, and if that keeps
+ * happening the loop stops and {@link #failure()} says so (the daemon's /healthz then answers 503).
  */
 final class ProxyFront implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProxyFront.class);
 
     static final int HEAD_MAX = 16 * 1024;
+    /** A head buffer's first size: a health poll's head is a few hundred bytes. */
+    static final int HEAD_START = 1024;
+    /** All head buffers together: 4096 connections at {@link #HEAD_START}, and 4 MiB for long heads. */
+    static final int HEAD_BUDGET = 8 * 1024 * 1024;
+    /** Errors outside any connection within {@link #FAILURE_WINDOW_NANOS} after which the loop gives up. */
+    private static final int MAX_LOOP_FAILURES = 3;
+    private static final long FAILURE_WINDOW_NANOS = 60_000_000_000L;
     static final Duration HEAD_DEADLINE = Duration.ofSeconds(10);
     static final Duration IDLE_LIMIT = Duration.ofSeconds(30);
     static final Duration WRITE_DEADLINE = Duration.ofSeconds(10);
@@ -82,6 +98,13 @@ final class ProxyFront implements AutoCloseable {
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private volatile boolean stopping;
     private int relayed;
+    /** The capacity of every connection's head buffer, together; at most {@link #headBudget}. */
+    private long headBytes;
+    private final long headBudget;
+    private int loopFailures;
+    private long firstLoopFailure;
+    /** Why the loop stopped while it should run, or null. */
+    private volatile String failure;
     private long dateSecond = -1;
     private String date;
 
@@ -91,6 +114,12 @@ final class ProxyFront implements AutoCloseable {
 
     ProxyFront(InetSocketAddress listen, InetSocketAddress backend, String healthPath, Health health, Deadlines deadlines)
             throws IOException {
+        this(listen, backend, healthPath, health, deadlines, HEAD_BUDGET);
+    }
+
+    ProxyFront(InetSocketAddress listen, InetSocketAddress backend, String healthPath, Health health, Deadlines deadlines,
+               long headBudget) throws IOException {
+        this.headBudget = headBudget;
         this.deadlines = deadlines;
         this.backend = backend;
         this.healthPath = healthPath;
@@ -115,6 +144,17 @@ final class ProxyFront implements AutoCloseable {
         return this;
     }
 
+    /** Why the loop stopped though nobody closed it (nothing is answered any more), or null while it runs. */
+    String failure() {
+        return failure;
+    }
+
+    /** Runs {@code r} on the loop thread (what it throws is an error outside any connection). */
+    void execute(Runnable r) {
+        tasks.add(r);
+        selector.wakeup();
+    }
+
     InetSocketAddress address() {
         return (InetSocketAddress) listener.socket().getLocalSocketAddress();
     }
@@ -131,6 +171,29 @@ final class ProxyFront implements AutoCloseable {
     }
 
     private void run() {
+        try {
+            loop();
+        } catch (Throwable t) {
+            failed(t);
+        } finally {
+            for (Conn c : new ArrayList<>(conns)) {
+                c.close();
+            }
+            try {
+                listener.close();
+                selector.close();
+            } catch (IOException ignored) {
+                // shutting down
+            }
+        }
+    }
+
+    private void failed(Throwable t) {
+        failure = "the dstack proxy's listener stopped after an internal error (" + t + "); restart nhc-daemon";
+        LOG.error("proxy front: {}", failure, t);
+    }
+
+    private void loop() {
         long lastSweep = System.nanoTime();
         while (!stopping) {
             try {
@@ -163,6 +226,10 @@ final class ProxyFront implements AutoCloseable {
                     } catch (IOException | RuntimeException e) {
                         LOG.debug("proxy connection: {}", e.toString());
                         c.abort();
+                    } catch (Error e) {
+                        // Out of memory, say: ending this connection frees what it held.
+                        LOG.warn("proxy connection: {}", e.toString());
+                        c.abort();
                     }
                 }
                 long now = System.nanoTime();
@@ -172,16 +239,29 @@ final class ProxyFront implements AutoCloseable {
                 }
             } catch (IOException | RuntimeException e) {
                 LOG.warn("proxy front: {}", e.toString());
+            } catch (Error e) {
+                loopError(e);
             }
         }
-        for (Conn c : new ArrayList<>(conns)) {
-            c.close();
+    }
+
+    /**
+     * An error outside any connection: every connection is closed, which frees what they held, and
+     * the loop goes on; the third within a minute ends it ({@link #failure()}), as a loop that keeps
+     * failing would only spin.
+     */
+    private void loopError(Error e) {
+        long now = System.nanoTime();
+        if (loopFailures == 0 || now - firstLoopFailure > FAILURE_WINDOW_NANOS) {
+            loopFailures = 0;
+            firstLoopFailure = now;
         }
-        try {
-            listener.close();
-            selector.close();
-        } catch (IOException ignored) {
-            // shutting down
+        if (++loopFailures >= MAX_LOOP_FAILURES) {
+            throw e;
+        }
+        LOG.error("proxy front: {}; closing all {} connections and going on", e.toString(), conns.size());
+        for (Conn c : new ArrayList<>(conns)) {
+            c.abort();
         }
     }
 
@@ -197,6 +277,7 @@ final class ProxyFront implements AutoCloseable {
             Conn c = new Conn(ch);
             c.clientKey = ch.register(selector, SelectionKey.OP_READ, c);
             conns.add(c);
+            headBytes += c.in.capacity();
         }
     }
 
@@ -258,8 +339,8 @@ final class ProxyFront implements AutoCloseable {
         SelectionKey clientKey;
         State state = State.IDLE;
         long since = System.nanoTime();
-        /** The request head read so far (fill mode); small at first, a connection costs little. */
-        ByteBuffer in = ByteBuffer.allocate(1024);
+        /** The request head read so far (fill mode); small at first, a connection costs little. Counted in headBytes. */
+        ByteBuffer in = ByteBuffer.allocate(HEAD_START);
         ByteBuffer out;
         boolean closeAfter;
         SocketChannel server;
@@ -294,7 +375,13 @@ final class ProxyFront implements AutoCloseable {
                     relay();
                     return;
                 }
-                ByteBuffer bigger = ByteBuffer.allocate(Math.min(HEAD_MAX, in.capacity() * 4));
+                int size = Math.min(HEAD_MAX, in.capacity() * 4);
+                if (headBytes + size - in.capacity() > headBudget) {
+                    reject(503, "Service Unavailable", "too many long request heads are being read at once");
+                    return;
+                }
+                ByteBuffer bigger = ByteBuffer.allocate(size);
+                headBytes += size - in.capacity();
                 in.flip();
                 bigger.put(in);
                 in = bigger;
@@ -353,7 +440,7 @@ final class ProxyFront implements AutoCloseable {
             since = System.nanoTime();
             try {
                 writeOut();
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 abort();
             }
         }
@@ -374,13 +461,17 @@ final class ProxyFront implements AutoCloseable {
             }
             state = in.position() > 0 ? State.HEAD : State.IDLE;
             since = System.nanoTime();
+            if (state == State.IDLE && in.capacity() > HEAD_START) {
+                releaseHead(); // a long head is over: an idle connection holds little
+                in = ByteBuffer.allocate(HEAD_START);
+                headBytes += HEAD_START;
+            }
             clientInterest(SelectionKey.OP_READ);
             if (state == State.HEAD) {
                 takeHead();
             }
         }
 
-        /** Hands this connection, from the request read so far on, to the JDK server behind. */
         /** Sets the client's interest only when it changes (each change is a system call). */
         private void clientInterest(int ops) {
             if (clientKey.interestOps() != ops) {
@@ -388,6 +479,7 @@ final class ProxyFront implements AutoCloseable {
             }
         }
 
+        /** Hands this connection, from the request read so far on, to the JDK server behind. */
         private void relay() throws IOException {
             if (relayed >= MAX_RELAYED) {
                 reject(503, "Service Unavailable", "too many connections are being passed through");
@@ -397,7 +489,7 @@ final class ProxyFront implements AutoCloseable {
             relayed++;
             in.flip();
             up = ByteBuffer.allocate(Math.max(RELAY_BUFFER, in.remaining())).put(in);
-            in = null;
+            releaseHead();
             down = ByteBuffer.allocate(RELAY_BUFFER);
             server = SocketChannel.open();
             server.configureBlocking(false);
@@ -510,6 +602,14 @@ final class ProxyFront implements AutoCloseable {
             close();
         }
 
+        /** Gives the head buffer back to the budget. */
+        private void releaseHead() {
+            if (in != null) {
+                headBytes -= in.capacity();
+                in = null;
+            }
+        }
+
         void close() {
             if (state == State.CLOSED) {
                 return;
@@ -518,6 +618,7 @@ final class ProxyFront implements AutoCloseable {
                 relayed--;
             }
             state = State.CLOSED;
+            releaseHead();
             conns.remove(this);
             closeQuietly(client);
             if (server != null) {

@@ -60,7 +60,7 @@ import java.util.function.Supplier;
  * broken response, never a short one passed off as whole); a request head must arrive within
  * {@link ProxyFront#HEAD_DEADLINE}, and a relayed request's head and body within
  * {@code sun.net.httpserver.maxReqTime} seconds (30 unless set), else the client is disconnected.
- * {@link #problems()} says when the pass-through pool is full or the shim hangs, for /healthz.
+ * {@link #problems()} says when the pass-through pool is full, the shim hangs or the listener stopped, for /healthz.
  * Bodies are streamed, never held whole.
  */
 public final class ShimProxy implements AutoCloseable {
@@ -192,6 +192,10 @@ public final class ShimProxy implements AutoCloseable {
      */
     public List<String> problems() {
         List<String> out = new ArrayList<>();
+        String front = listener.failure();
+        if (front != null) {
+            out.add(front);
+        }
         int busy = calls.inProgress();
         if (busy >= threads) {
             int waiting = workers.getQueue().size();

@@ -148,4 +148,116 @@ class ProxyFrontTest {
         }
         assertEquals(1000, answers.get());
     }
+
+    /**
+     * Long heads share a bounded budget: 4096 clients each sending 15 KB of head without its blank
+     * line once made the front hold 64 MiB, the daemon's whole heap. Past the budget a long head
+     * gets 503; health polls go on; the budget is free again once those clients are gone.
+     */
+    @Test
+    void longHeadsBeyondTheBudgetAreRefusedAndHealthPollsGoOn() throws Exception {
+        byte[] longHead = ("GET /api/echo HTTP/1.1\r\nHost: x\r\nX-Long: " + "a".repeat(15_000)).getBytes(StandardCharsets.US_ASCII);
+        try (ProxyFront small = new ProxyFront(new InetSocketAddress("127.0.0.1", 0),
+                new InetSocketAddress("127.0.0.1", backend.address().port()), ShimProxy.HEALTH_PATH,
+                () -> CompletableFuture.completedFuture(BODY), new ProxyFront.Deadlines(Duration.ofSeconds(30), Duration.ofSeconds(30),
+                Duration.ofSeconds(10)), 64 * 1024).start()) {
+            int port = small.address().getPort();
+            List<Socket> heads = new ArrayList<>();
+            try {
+                List<CompletableFuture<String>> answers = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    Socket s = new Socket("127.0.0.1", port);
+                    s.setSoTimeout(60_000);
+                    heads.add(s);
+                    s.getOutputStream().write(longHead);
+                    s.getOutputStream().flush();
+                    answers.add(CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return readAll(s.getInputStream());
+                        } catch (IOException e) {
+                            return e.toString();
+                        }
+                    }));
+                }
+                // 8 × 1 KiB to start with, and 15 KiB more for each long head: at most four fit in 64 KiB
+                // (four only once the others are gone); the rest is refused, and answered at once.
+                await().atMost(Duration.ofSeconds(20)).until(() -> answers.stream().filter(CompletableFuture::isDone).count() >= 4);
+                // Closed with part of the head unread, the kernel may reset the connection before the 503 is read.
+                for (CompletableFuture<String> a : answers) {
+                    if (a.isDone() && !a.get().contains("Connection reset")) {
+                        assertTrue(a.get().startsWith("HTTP/1.1 503 Service Unavailable\r\n"), a.get());
+                        assertTrue(a.get().contains("too many long request heads"), a.get());
+                    }
+                }
+                HttpResponse<String> h = client.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + ShimProxy.HEALTH_PATH)).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, h.statusCode());
+            } finally {
+                for (Socket s : heads) {
+                    s.close();
+                }
+            }
+            // Their buffers are given back: a long head fits again and is relayed.
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                try (Socket s = new Socket("127.0.0.1", port)) {
+                    s.setSoTimeout(20_000);
+                    s.getOutputStream().write(longHead);
+                    s.getOutputStream().write("\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi".getBytes(StandardCharsets.US_ASCII));
+                    String got = readAll(s.getInputStream());
+                    assertTrue(got.startsWith("HTTP/1.1 201 "), got);
+                }
+            });
+            assertEquals(null, small.failure());
+        }
+    }
+
+    /** An error such as OutOfMemoryError ends the connection it came from, not the loop. */
+    @Test
+    void anErrorInOneConnectionEndsThatConnectionOnly() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        try (ProxyFront f = new ProxyFront(new InetSocketAddress("127.0.0.1", 0),
+                new InetSocketAddress("127.0.0.1", backend.address().port()), ShimProxy.HEALTH_PATH, () -> {
+                    if (calls.incrementAndGet() == 1) {
+                        throw new OutOfMemoryError("test");
+                    }
+                    return CompletableFuture.completedFuture(BODY);
+                }).start()) {
+            URI health = URI.create("http://127.0.0.1:" + f.address().getPort() + ShimProxy.HEALTH_PATH);
+            try (Socket s = new Socket("127.0.0.1", f.address().getPort())) {
+                s.setSoTimeout(20_000);
+                s.getOutputStream().write("GET /api/instance/health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                String got;
+                try {
+                    got = readAll(s.getInputStream());
+                } catch (IOException reset) {
+                    got = "";
+                }
+                assertEquals("", got);
+            }
+            assertEquals(200, client.send(HttpRequest.newBuilder(health).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals(null, f.failure());
+        }
+    }
+
+    /** Errors outside any connection that keep coming stop the loop, and it says so (for /healthz). */
+    @Test
+    void aLoopThatKeepsFailingStopsAndSaysSo() throws Exception {
+        URI health = URI.create("http://127.0.0.1:" + front.address().getPort() + ShimProxy.HEALTH_PATH);
+        front.execute(() -> {
+            throw new OutOfMemoryError("test 1");
+        });
+        // One error: connections are closed, the loop goes on.
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertEquals(200, client.send(HttpRequest.newBuilder(health).build(), HttpResponse.BodyHandlers.ofString()).statusCode()));
+        assertEquals(null, front.failure());
+        front.execute(() -> {
+            throw new OutOfMemoryError("test 2");
+        });
+        front.execute(() -> {
+            throw new OutOfMemoryError("test 3");
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> front.failure() != null);
+        assertTrue(front.failure().contains("OutOfMemoryError: test 3"), front.failure());
+        assertTrue(front.failure().contains("restart nhc-daemon"), front.failure());
+    }
 }

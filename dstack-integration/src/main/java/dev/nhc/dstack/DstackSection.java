@@ -28,7 +28,8 @@ public final class DstackSection implements ConfigSection {
             .check(n -> n < 1 || n > 1024 ? n + " is outside 1..1024" : null);
     static final ParamSpec<Duration> SHIM_TIMEOUT = ParamSpec.duration("shim_timeout",
                     "how long the health route waits for the shim; dstack gives the whole answer 9 s").defaultValue(Duration.ofSeconds(5))
-            .check(d -> d.compareTo(Duration.ofSeconds(8)) > 0
+            .check(d -> d.isZero() || d.isNegative() ? "must be more than 0 (the shim's health answer is waited for this long)"
+                    : d.compareTo(Duration.ofSeconds(8)) > 0
                     ? d.toSeconds() + "s leaves no time for nhc's answer inside dstack's 9 s budget; use 8s or less" : null);
     /** Moved to the daemon's own section when the daemon became the core for Slurm sites too. */
     static final ParamSpec<String> METRICS_LISTEN = moved("metrics_listen");

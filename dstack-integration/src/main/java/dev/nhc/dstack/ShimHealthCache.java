@@ -122,7 +122,14 @@ final class ShimHealthCache {
             f = new CompletableFuture<>();
             inFlight = f;
         }
-        ask().whenComplete((health, error) -> {
+        CompletableFuture<ShimHealth> asked;
+        try {
+            asked = ask();
+        } catch (RuntimeException e) {
+            // Not even asked (a request the HTTP client refuses): this refresh is over, or no later one would start.
+            asked = CompletableFuture.failedFuture(e);
+        }
+        asked.whenComplete((health, error) -> {
             ShimHealth h = health != null ? health : new ShimHealth.Malformed("asking " + shim + " failed: " + error);
             latest = new Stamped(h, System.nanoTime());
             synchronized (this) {

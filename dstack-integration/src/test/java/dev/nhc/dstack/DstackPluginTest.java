@@ -3,6 +3,7 @@ package dev.nhc.dstack;
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nhc.daemon.Daemon;
 import dev.nhc.daemon.DaemonSection;
+import dev.nhc.daemon.HostPort;
 import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.plan.ProbeRegistry;
@@ -232,5 +233,24 @@ class DstackPluginTest {
         Files.writeString(file, config("dstack:\n  metrics_listen: 127.0.0.1:9464\n"));
         ConfigException e = assertThrows(ConfigException.class, () -> loader().load(file));
         assertTrue(e.getMessage().contains("nhc.yaml:8:19") && e.getMessage().contains("moved to the daemon's section"), e.getMessage());
+    }
+
+    @Test
+    void aShimTimeoutOfZeroIsAConfigError() throws Exception {
+        Path file = dir.resolve("nhc.yaml");
+        Files.writeString(file, config("dstack:\n  shim_timeout: 0s\n"));
+        ConfigException e = assertThrows(ConfigException.class, () -> loader().load(file));
+        assertTrue(e.getMessage().contains("nhc.yaml:8:17") && e.getMessage().contains("must be more than 0"), e.getMessage());
+    }
+
+    /** A refresh that could not even be asked ends: it once stayed "in flight" forever and every later poll waited on it. */
+    @Test
+    void aShimHealthRequestThatCannotBeMadeIsAnAnswerNotAHang() {
+        ShimHealthCache cache = new ShimHealthCache(HttpClient.newHttpClient(), URI.create("http://127.0.0.1:1" + ShimProxy.HEALTH_PATH),
+                HostPort.parse("127.0.0.1:1"), Duration.ZERO, 1024);
+        CompletableFuture<ShimHealth> first = cache.current();
+        assertTrue(first.isDone());
+        assertTrue(first.join() instanceof ShimHealth.Malformed m && m.why().contains("failed"), first.join().toString());
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertTrue(cache.current().isDone()));
     }
 }

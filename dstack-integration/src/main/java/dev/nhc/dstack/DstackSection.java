@@ -32,15 +32,16 @@ public final class DstackSection implements ConfigSection {
                     : d.compareTo(Duration.ofSeconds(8)) > 0
                     ? d.toSeconds() + "s leaves no time for nhc's answer inside dstack's 9 s budget; use 8s or less" : null);
     /** Moved to the daemon's own section when the daemon became the core for Slurm sites too. */
-    static final ParamSpec<String> METRICS_LISTEN = moved("metrics_listen");
-    static final ParamSpec<String> TOKEN = moved("token");
+    static final ParamSpec<String> METRICS_LISTEN = moved("metrics_listen", false);
+    /** A secret: the error never repeats its value (errors end up in logs and terminals). */
+    static final ParamSpec<String> TOKEN = moved("token", true);
 
     static final List<ParamSpec<?>> PARAMS = List.of(LISTEN, SHIM, PROXY, PROJECT, FLEET, INSTANCE, PROXY_THREADS, SHIM_TIMEOUT,
             METRICS_LISTEN, TOKEN);
 
-    private static ParamSpec<String> moved(String key) {
+    private static ParamSpec<String> moved(String key, boolean secret) {
         return ParamSpec.text(key, "moved: write it as daemon." + key).check(v -> "moved to the daemon's section: write 'daemon:' with '"
-                + key + ": " + v + "' (nhc 0.2)");
+                + key + ": " + (secret ? "<the same value>" : v) + "' (nhc 0.2)");
     }
 
     @Override

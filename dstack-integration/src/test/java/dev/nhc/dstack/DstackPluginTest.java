@@ -253,4 +253,14 @@ class DstackPluginTest {
         assertTrue(first.join() instanceof ShimHealth.Malformed m && m.why().contains("failed"), first.join().toString());
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertTrue(cache.current().isDone()));
     }
+
+    @Test
+    void theMovedTokensErrorDoesNotPrintTheSecret() throws Exception {
+        Path file = dir.resolve("nhc.yaml");
+        Files.writeString(file, config("dstack:\n  token: s3cr3t-value\n"));
+        ConfigException e = assertThrows(ConfigException.class, () -> loader().load(file));
+        assertTrue(e.getMessage().contains("moved to the daemon's section") && e.getMessage().contains("token: <the same value>"),
+                e.getMessage());
+        assertTrue(!e.getMessage().contains("s3cr3t"), e.getMessage());
+    }
 }

@@ -105,13 +105,13 @@ public final class HostPattern {
             String start = m.group(2);
             String end = m.group(3);
             int width = Math.max(start.length(), end.length());
-            if (Long.parseLong(start) > Long.parseLong(end) && start.length() <= 18 && end.length() <= 18) {
+            if (width > 18) { // before parsing: more digits than a long holds
+                return "the range in '" + group + "' has more than 18 digits";
+            }
+            if (Long.parseLong(start) > Long.parseLong(end)) {
                 String s = start;
                 start = end;
                 end = s;
-            }
-            if (width > 18) {
-                return "the range in '" + group + "' has more than 18 digits";
             }
             out.add(m.group(1) + "[" + pad(start, width) + "-" + pad(end, width) + "]" + m.group(4));
         }

@@ -254,6 +254,19 @@ class LbnlImporterTest {
         assertFalse(var.on().matches("n8"));
     }
 
+    /** More digits than a long holds: once a NumberFormatException (exit 3), now a reason on the line. */
+    @Test
+    void aHostRangeOfMoreThan18DigitsIsSaidOnItsLine() {
+        LbnlImporter.Result r = imported("""
+                * || check_fs_free / 1%
+                {n[00000000000000000001-99999999999999999999]} || check_fs_free /tmp 1%
+                """);
+        Entry e = entry(r, 2);
+        String said = e.reason() + " " + e.notes();
+        assertTrue(said.contains("more than 18 digits"), e.toString());
+        load(r);
+    }
+
     @Test
     void lbnlVariablesBecomeSettingsOrNotesAndOthersReachTheCarriedOverChecks() {
         LbnlImporter.Result r = imported("""

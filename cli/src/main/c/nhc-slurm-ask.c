@@ -5,7 +5,8 @@
  * Prints the daemon's report and exits with its exit code (0 or 1) when the daemon answers "ok";
  * exits 100 without printing anything whenever the one-shot check must run instead: no daemon,
  * a socket or directory anyone but us could have put there, a daemon of another config, a stale
- * verdict, or no complete answer within one second.
+ * verdict, or no complete answer within one second. Once the report is being printed there is no
+ * falling back (it would be printed twice): a report that cannot be written out exits 1 and says so.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -132,9 +133,11 @@ int main(int argc, char **argv) {
     if (strncmp(answer, "ok ", 3) != 0 || (answer[3] != '0' && answer[3] != '1') || answer[4] != '\n') {
         return FALL_BACK;
     }
-    fwrite(answer + 5, 1, got - 5, stdout);
-    if (fflush(stdout) != 0) {
-        return FALL_BACK;
+    size_t report = got - 5;
+    if (fwrite(answer + 5, 1, report, stdout) != report || fflush(stdout) != 0) {
+        /* Part of the report may be out already: the one-shot run would print it a second time. */
+        fprintf(stderr, "nhc-slurm-ask: the daemon's answer broke off while it was printed (%s)\n", strerror(errno));
+        return 1;
     }
     return answer[3] - '0';
 }

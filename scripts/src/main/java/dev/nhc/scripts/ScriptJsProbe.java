@@ -2,6 +2,9 @@ package dev.nhc.scripts;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.files.IoReason;
+import dev.nhc.engine.files.OpenedFile;
+import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.ParamSpec;
@@ -12,7 +15,9 @@ import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.Tags;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,6 +47,8 @@ import java.util.function.BooleanSupplier;
 public final class ScriptJsProbe implements Probe {
     public static final String NAME = "script.js";
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+    /** A rule is a few kilobytes; a larger file is a mistake, not something to hold in memory. */
+    static final int MAX_FILE_BYTES = 1024 * 1024;
 
     static final ParamSpec<String> FILE = ParamSpec.text("file", "the .js file to run, an absolute path (or give 'source')")
             .check(f -> f.startsWith("/") ? null : "must be an absolute path, not '" + f + "'");
@@ -100,17 +107,19 @@ public final class ScriptJsProbe implements Probe {
         String name = file != null ? file : ctx.checkName() + ".js";
         String source = inline;
         if (file != null) {
-            Path p = Path.of(file);
-            if (!p.isAbsolute() || !Files.isRegularFile(p)) {
-                return unknown("script.js file " + file + " not found (give an absolute path)");
+            // Checked and read through one descriptor (as root: root's, writable by no one else,
+            // reached through root's directories only), and bounded: a FIFO or /dev/zero is refused.
+            try (OpenedFile f = OpenedFile.open(Path.of(file), runningAsRoot.getAsBoolean())) {
+                source = new String(f.readAll(MAX_FILE_BYTES), StandardCharsets.UTF_8);
+            } catch (NoSuchFileException e) {
+                return unknown("script.js file " + file + " not found");
+            } catch (UntrustedPathException e) {
+                return unknown("refusing to run " + file + " as root: " + e.getMessage());
+            } catch (OpenedFile.NotRegularFileException | OpenedFile.TooLargeException e) {
+                return unknown("script.js file " + file + " " + e.getMessage()); // "is a FIFO, not a regular file"
+            } catch (IOException e) {
+                return unknown("script.js file " + file + " cannot be read: " + IoReason.of(e));
             }
-            if (runningAsRoot.getAsBoolean()) {
-                String why = Ownership.unsafeForRoot(p);
-                if (why != null) {
-                    return unknown("refusing to run " + file + " as root: " + why);
-                }
-            }
-            source = Files.readString(p, StandardCharsets.UTF_8);
         }
         List<Path> allowed = new ArrayList<>();
         for (String a : ALLOW_READ.get(ctx.params())) {

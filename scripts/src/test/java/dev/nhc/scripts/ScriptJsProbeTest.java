@@ -187,6 +187,22 @@ class ScriptJsProbeTest {
         assertTrue(why.startsWith("refusing to run " + js + " as root: " + js.toRealPath() + " is owned by uid"), why);
     }
 
+    /** The file is read through the engine's checked, bounded read: a huge file or a FIFO is refused, not read or waited on. */
+    @Test
+    void aScriptFileIsReadBoundedAndOnlyIfRegular() throws Exception {
+        Path big = root.resolve("big.js");
+        Files.writeString(big, "[]" + " ".repeat(ScriptJsProbe.MAX_FILE_BYTES));
+        assertEquals("script.js file " + big + " is " + Files.size(big) + " bytes; at most " + ScriptJsProbe.MAX_FILE_BYTES + " are read",
+                failure(probe.probe(ctx(Map.of("file", big.toString())))));
+        Path fifo = root.resolve("rule.fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Path link = root.resolve("link.js");
+        Files.createSymbolicLink(link, fifo);
+        String why = failure(probe.probe(ctx(Map.of("file", link.toString()))));
+        assertTrue(why.startsWith("script.js file " + link + " is a FIFO"), why);
+        assertEquals("script.js file " + root.resolve("nope.js") + " not found", failure(probe.probe(ctx(Map.of("file", root.resolve("nope.js").toString())))));
+    }
+
     @Test
     void theScriptsFindingsAreJudgedAsItSaysUnlessTheSiteSaysOtherwise() throws Exception {
         String check = """

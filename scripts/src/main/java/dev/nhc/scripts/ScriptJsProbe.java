@@ -70,6 +70,7 @@ public final class ScriptJsProbe implements Probe {
             .param(ALLOW_READ)
             .param(VARS)
             .param(TIMEOUT)
+            .paramsCheck(p -> p.given(FILE.name()) == p.given(SOURCE.name()) ? "give exactly one of 'file' or 'source'" : null)
             .runsLast())
             .build();
 
@@ -99,11 +100,8 @@ public final class ScriptJsProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        String file = FILE.get(ctx.params());
+        String file = FILE.get(ctx.params()); // exactly one of file and source: checked at load (paramsCheck)
         String inline = SOURCE.get(ctx.params());
-        if ((file == null) == (inline == null)) {
-            return unknown("script.js needs exactly one of 'file' or 'source' in with:");
-        }
         String name = file != null ? file : ctx.checkName() + ".js";
         String source = inline;
         if (file != null) {

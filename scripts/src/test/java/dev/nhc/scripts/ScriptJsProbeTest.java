@@ -172,11 +172,6 @@ class ScriptJsProbeTest {
     }
 
     @Test
-    void needsExactlyOneOfFileOrSource() throws Exception {
-        assertEquals("script.js needs exactly one of 'file' or 'source' in with:", failure(probe.probe(ctx(Map.of()))));
-    }
-
-    @Test
     void asRootAScriptFileOthersCanWriteIsRefused() throws Exception {
         Path js = root.resolve("rule.js");
         Files.writeString(js, "[]");
@@ -234,7 +229,10 @@ class ScriptJsProbeTest {
                 {"{ file: rules/x.js }", "must be an absolute path"},
                 {"{ source: \"[]\", allow_read: [sys/class] }", "entry 'sys/class' must be an absolute path"},
                 {"{ source: \"[]\", timeout: 0s }", "must be longer than 0"},
-                {"{ source: \"[]\", vars: 3 }", "must be a map"}}) {
+                {"{ source: \"[]\", vars: 3 }", "must be a map"},
+                // across parameters, also at load: once found only when the check ran
+                {"{ vars: {} }", "with: give exactly one of 'file' or 'source'"},
+                {"{ file: /etc/x.js, source: \"[]\" }", "with: give exactly one of 'file' or 'source'"}}) {
             ConfigException e = assertThrows(ConfigException.class, () -> p.plan("- { name: js, use: script.js, with: " + c[0] + " }"), c[0]);
             assertTrue(e.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*") && e.getMessage().contains(c[1]), c[0] + " → " + e.getMessage());
         }

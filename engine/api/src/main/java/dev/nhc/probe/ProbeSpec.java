@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Everything about a probe that does not need the system: its name, what it is ({@link Tags}),
@@ -17,16 +18,32 @@ import java.util.Set;
  * <p>{@code timeoutFails}: a probe that does not return in time means FAIL (a hung NVML call means a
  * sick GPU) rather than UNKNOWN. {@code runsLast}: the probe judges other checks' observations
  * (script.js), so it is started after the others and offered them as {@link PriorObservations}.
+ * {@code paramsChecks}: checks across parameters ("exactly one of file or source"), run at load on
+ * the converted {@code with:} once every parameter is valid on its own; each returns what is wrong,
+ * or null.
  */
 public record ProbeSpec(String name, String description, Set<String> tags, Entity.Kind entityKind, String entities,
                         List<ParamSpec<?>> params, List<FieldSpec> fields, List<DefaultRule> defaultRules,
-                        boolean timeoutFails, boolean runsLast) {
+                        boolean timeoutFails, boolean runsLast, List<Function<Params, String>> paramsChecks) {
 
     public ProbeSpec {
         tags = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(tags));
         params = List.copyOf(params);
         fields = List.copyOf(fields);
         defaultRules = List.copyOf(defaultRules);
+        paramsChecks = List.copyOf(paramsChecks);
+    }
+
+    /** What is wrong across the given parameters, one sentence each (empty when nothing is). */
+    public List<String> paramsProblems(Params p) {
+        List<String> out = new ArrayList<>();
+        for (Function<Params, String> c : paramsChecks) {
+            String problem = c.apply(p);
+            if (problem != null) {
+                out.add(problem);
+            }
+        }
+        return out;
     }
 
     public boolean hasTag(String tag) {
@@ -68,6 +85,7 @@ public record ProbeSpec(String name, String description, Set<String> tags, Entit
         private final List<DefaultRule> rules = new ArrayList<>();
         private boolean timeoutFails;
         private boolean runsLast;
+        private final List<Function<Params, String>> paramsChecks = new ArrayList<>();
 
         private Builder(String name, String description) {
             this.name = name;
@@ -112,8 +130,15 @@ public record ProbeSpec(String name, String description, Set<String> tags, Entit
             return this;
         }
 
+        /** A check across parameters, run at load: returns what is wrong with the params, or null. */
+        public Builder paramsCheck(Function<Params, String> check) {
+            paramsChecks.add(check);
+            return this;
+        }
+
         public ProbeSpec build() {
-            return new ProbeSpec(name, description, tags, entityKind, entities, params, fields, rules, timeoutFails, runsLast);
+            return new ProbeSpec(name, description, tags, entityKind, entities, params, fields, rules, timeoutFails, runsLast,
+                    paramsChecks);
         }
     }
 }

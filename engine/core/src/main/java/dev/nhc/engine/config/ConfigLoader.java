@@ -257,8 +257,15 @@ public final class ConfigLoader {
             on = HostSelector.parse(patterns(c.get("on"), label + " on", problems), hostgroups);
         }
         String where = label + (use != null ? " (" + use + ")" : "");
+        int beforeWith = problems.size();
         Params with = probe == null ? Params.empty()
                 : ParamConverter.convert(where + " with:", c.get("with"), c.location(), probe.spec().params(), problems);
+        if (probe != null && problems.size() == beforeWith) {
+            ConfigNode withNode = c.get("with");
+            for (String wrong : probe.spec().paramsProblems(with)) {
+                problems.add(withNode != null && !withNode.isNull() ? withNode.location() : c.location(), where + " with: " + wrong);
+            }
+        }
         Remedy remedy = enumValue(c, "remedy", label, Remedy::parse, problems);
         SlurmState slurmState = enumValue(c, "slurm_state", label, SlurmState::parse, problems);
         OnUnknown onUnknown = enumValue(c, "on_unknown", label, OnUnknown::parse, problems);

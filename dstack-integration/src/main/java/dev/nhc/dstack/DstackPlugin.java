@@ -101,8 +101,8 @@ public final class DstackPlugin implements DaemonPlugin {
         out.counter("nhc_proxy_upstream_errors", "forwarded requests that got no answer from dstack-shim", stats.upstreamErrors.sum());
         out.counter("nhc_proxy_refused", "pass-through requests answered 503 because every worker was busy", stats.refused.sum());
         String help = "health answers given to dstack, by the state of the shim's own answer";
-        out.counter("nhc_proxy_health_answers", help,
-                stats.healthAnswers.sum() - stats.shimDownAnswers.sum() - stats.shimMalformedAnswers.sum(), "shim", "ok");
+        // Its own counter: a difference of counters read one after another could go down between scrapes.
+        out.counter("nhc_proxy_health_answers", help, stats.shimOkAnswers.sum(), "shim", "ok");
         out.counter("nhc_proxy_health_answers", help, stats.shimDownAnswers.sum(), "shim", "down");
         out.counter("nhc_proxy_health_answers", help, stats.shimMalformedAnswers.sum(), "shim", "malformed");
     }

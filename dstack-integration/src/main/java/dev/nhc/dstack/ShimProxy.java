@@ -101,8 +101,11 @@ public final class ShimProxy implements AutoCloseable {
     public static final class Stats {
         public final LongAdder requests = new LongAdder();
         public final LongAdder healthAnswers = new LongAdder();
+        /** Health answers made with a usable answer of the shim's (its dcgm member checked, as the merge checks it). */
+        public final LongAdder shimOkAnswers = new LongAdder();
         public final LongAdder upstreamErrors = new LongAdder();
         public final LongAdder shimDownAnswers = new LongAdder();
+        /** The shim answered, but nothing usable: bad status, not JSON, too slow, or a dcgm member the merge cannot use. */
         public final LongAdder shimMalformedAnswers = new LongAdder();
         /** Pass-through requests answered 503 because every worker was busy and the queue full, or the wait too long. */
         public final LongAdder refused = new LongAdder();
@@ -125,7 +128,7 @@ public final class ShimProxy implements AutoCloseable {
     /** The last health answer's body and what it was made of: rebuilt only when one of them changed. */
     private volatile HealthBody lastHealth;
 
-    private record HealthBody(Verdict verdict, ShimHealth shim, OnUnknown onUnknown, byte[] body) {
+    private record HealthBody(Verdict verdict, ShimHealth shim, OnUnknown onUnknown, byte[] body, LongAdder counter) {
     }
 
     public ShimProxy(HostPort listen, HostPort shim, int threads, Duration shimTimeout,
@@ -306,26 +309,33 @@ public final class ShimProxy implements AutoCloseable {
     }
 
     private byte[] healthBody(ShimHealth sh) {
-        stats.healthAnswers.increment();
-        if (sh instanceof ShimHealth.Down) {
-            stats.shimDownAnswers.increment();
-        } else if (sh instanceof ShimHealth.Malformed) {
-            stats.shimMalformedAnswers.increment();
-        }
         Verdict v = verdict.get();
         OnUnknown u = onUnknown.get();
         HealthBody last = lastHealth;
-        if (last != null && last.verdict() == v && last.shim() == sh && last.onUnknown() == u) {
-            return last.body();
+        if (last == null || last.verdict() != v || last.shim() != sh || last.onUnknown() != u) {
+            byte[] body;
+            try {
+                body = JSON.std.asBytes(HealthMerge.merge(sh, v, u));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            last = new HealthBody(v, sh, u, body, counterFor(sh));
+            lastHealth = last;
         }
-        byte[] body;
-        try {
-            body = JSON.std.asBytes(HealthMerge.merge(sh, v, u));
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        stats.healthAnswers.increment();
+        last.counter().increment();
+        return last.body();
+    }
+
+    /** Classified after validation: an answer whose dcgm member the merge cannot use is malformed, not ok. */
+    private LongAdder counterFor(ShimHealth sh) {
+        if (sh instanceof ShimHealth.Down) {
+            return stats.shimDownAnswers;
         }
-        lastHealth = new HealthBody(v, sh, u, body);
-        return body;
+        if (sh instanceof ShimHealth.Answer a && HealthMerge.shimProblem(a.body()) == null) {
+            return stats.shimOkAnswers;
+        }
+        return stats.shimMalformedAnswers;
     }
 
     private void forward(HttpExchange ex, UpstreamCalls.Call call) throws IOException {

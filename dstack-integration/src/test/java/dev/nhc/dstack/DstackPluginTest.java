@@ -263,4 +263,26 @@ class DstackPluginTest {
                 e.getMessage());
         assertTrue(!e.getMessage().contains("s3cr3t"), e.getMessage());
     }
+
+    /** An answer of the shim's that the merge cannot use counts as malformed, not ok (it was classified before validation). */
+    @Test
+    void anUnusableShimAnswerIsCountedAsMalformed() throws Exception {
+        try (StandInShim shim = new StandInShim()) {
+            shim.health.set("{\"dcgm\": {\"overall_health\": 7, \"incidents\": []}}");
+            Path file = dir.resolve("nhc.yaml");
+            Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:" + shim.address().port() + "\n"));
+            daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
+            daemon.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
+            String health = "http://127.0.0.1:" + plugin.proxyAddress().getPort() + ShimProxy.HEALTH_PATH;
+            HttpResponse<String> poll = http.send(HttpRequest.newBuilder(URI.create(health)).timeout(Duration.ofSeconds(9)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertTrue(poll.body().contains("overall_health is 7"), poll.body());
+            String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + daemon.statusAddress().getPort() + "/metrics"))
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(metrics.contains("nhc_proxy_health_answers_total{shim=\"malformed\"} 1.0"), metrics);
+            assertTrue(metrics.contains("nhc_proxy_health_answers_total{shim=\"ok\"} 0.0"), metrics);
+        }
+    }
 }

@@ -145,17 +145,10 @@ public final class ScriptProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        List<String> command = COMMAND.get(ctx.params());
-        if (command.isEmpty() || command.get(0).isBlank()) {
-            return unknown("script: 'command' is empty");
-        }
+        List<String> command = COMMAND.get(ctx.params()); // command and env: checked at load (COMMAND, envProblem)
         Map<String, String> env = new LinkedHashMap<>();
         Map<String, Object> configured = ENV.get(ctx.params());
         for (Map.Entry<String, Object> e : (configured == null ? Map.<String, Object>of() : configured).entrySet()) {
-            if (e.getKey().isEmpty() || e.getKey().contains("=") || e.getKey().indexOf('\0') >= 0
-                    || String.valueOf(e.getValue()).indexOf('\0') >= 0) {
-                return unknown("script: env variable '" + e.getKey() + "' has a name or value a process environment cannot hold");
-            }
             env.put(e.getKey(), String.valueOf(e.getValue()));
         }
         Duration timeout = TIMEOUT.get(ctx.params());

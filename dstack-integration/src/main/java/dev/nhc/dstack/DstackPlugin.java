@@ -38,29 +38,68 @@ public final class DstackPlugin implements DaemonPlugin {
     }
 
     private void listen(DstackSettings s) throws IOException {
-        ShimProxy px = null;
-        if (s.proxy()) {
-            px = new ShimProxy(s.listen(), s.shim(), s.proxyThreads(), s.shimTimeout(), daemon::verdict,
-                    () -> daemon.plan().settings().onUnknown(), stats).start();
-            daemon.log("dstack shim health proxy on " + px.address().getHostString() + ":" + px.address().getPort()
-                    + " in front of dstack-shim on " + s.shim());
-        }
-        proxy = px;
+        proxy = open(s);
         settings = s;
     }
 
+    /** A started proxy for these settings, or null when they ask for none. */
+    private ShimProxy open(DstackSettings s) throws IOException {
+        if (!s.proxy()) {
+            return null;
+        }
+        ShimProxy px = new ShimProxy(s.listen(), s.shim(), s.proxyThreads(), s.shimTimeout(), daemon::verdict,
+                () -> daemon.plan().settings().onUnknown(), stats).start();
+        daemon.log("dstack shim health proxy on " + px.address().getHostString() + ":" + px.address().getPort()
+                + " in front of dstack-shim on " + s.shim());
+        return px;
+    }
+
+    /** What the running proxy is made of: a change of anything else (the labels) leaves it and its connections alone. */
+    private static boolean sameProxy(DstackSettings a, DstackSettings b) {
+        return a.proxy() == b.proxy() && a.listen().equals(b.listen()) && a.shim().equals(b.shim())
+                && a.proxyThreads() == b.proxyThreads() && a.shimTimeout().equals(b.shimTimeout());
+    }
+
+    /**
+     * Labels alone: nothing restarts. A new listen address: the new proxy is started before the old
+     * one closes, so a failure leaves the old one serving. The same address with other settings: the
+     * old proxy must let go of it first; if the new one then fails, the old settings are started
+     * again, and if even that fails both reasons are logged and there is no proxy until a reload
+     * that works (what is thrown is the first failure).
+     */
     @Override
     public void reloaded(Plan plan) throws IOException {
         DstackSettings s = DstackSettings.of(plan);
-        if (s.equals(settings)) {
+        DstackSettings old = settings;
+        if (s.equals(old)) {
             return;
         }
-        DstackSettings old = settings;
+        if (sameProxy(s, old)) {
+            settings = s;
+            return;
+        }
+        if (!s.proxy() || !old.proxy() || !s.listen().equals(old.listen())) {
+            ShimProxy next = open(s); // throws with the old proxy untouched
+            ShimProxy prev = proxy;
+            proxy = next;
+            settings = s;
+            if (prev != null) {
+                prev.close();
+            }
+            return;
+        }
         closeProxy();
         try {
             listen(s);
-        } catch (IOException e) {
-            listen(old);
+        } catch (IOException | RuntimeException e) {
+            try {
+                listen(old);
+            } catch (IOException | RuntimeException again) {
+                e.addSuppressed(again);
+                settings = old;
+                daemon.log("dstack proxy: the old settings could not be started again either (" + again.getMessage()
+                        + "): no shim health proxy until a reload that works");
+            }
             throw e;
         }
     }

@@ -285,4 +285,33 @@ class DstackPluginTest {
             assertTrue(metrics.contains("nhc_proxy_health_answers_total{shim=\"ok\"} 0.0"), metrics);
         }
     }
+
+    /**
+     * A reload that changes labels only leaves the listener (and its connections) alone; one whose
+     * new address cannot be bound leaves the old proxy serving. Both once closed the listener first.
+     */
+    @Test
+    void aReloadRestartsTheProxyOnlyWhenItMustAndAFailedOneKeepsTheOldServing() throws Exception {
+        Path file = dir.resolve("nhc.yaml");
+        Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:1\n  project: a\n"));
+        daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
+        daemon.start();
+        int port = plugin.proxyAddress().getPort();
+
+        Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:1\n  project: b\n"));
+        plugin.reloaded(loader().load(file));
+        assertEquals(port, plugin.proxyAddress().getPort(), "labels only: the same listener (port 0 would pick a new port)");
+        assertEquals(Map.of("dstack_project_name", "b"), plugin.metricLabels());
+
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:" + taken.getLocalPort() + "\n  shim: 127.0.0.1:1\n  project: c\n"));
+            assertThrows(java.io.IOException.class, () -> plugin.reloaded(loader().load(file)));
+        }
+        assertEquals(port, plugin.proxyAddress().getPort());
+        assertEquals(Map.of("dstack_project_name", "b"), plugin.metricLabels(), "the old settings stay");
+        HttpResponse<String> h = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + ShimProxy.HEALTH_PATH))
+                .timeout(Duration.ofSeconds(9)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, h.statusCode());
+    }
 }

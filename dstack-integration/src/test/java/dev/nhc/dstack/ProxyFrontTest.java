@@ -80,6 +80,8 @@ class ProxyFrontTest {
         // The same connection, relayed from then on: its next health request is the server's.
         HttpResponse<String> again = client.send(HttpRequest.newBuilder(base.resolve(ShimProxy.HEALTH_PATH)).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, again.statusCode());
+        assertEquals(1, backend.healthCalls.get(), "relayed: the server behind answered it");
+        assertEquals(1, answers.get(), "not the front");
     }
 
     @Test

@@ -89,8 +89,9 @@ public record NodeStatus(String name, String base, Set<String> flags, String rea
         return drained() || failed() || down();
     }
 
+    /** The reason has nhc's shape under any config ({@link Reasons#isNhcs}); the circuit breaker counts these. */
     public boolean reasonIsNhc() {
-        return reason.startsWith(Reasons.PREFIX);
+        return Reasons.isNhcs(reason);
     }
 
     /**

@@ -27,12 +27,28 @@ public final class Reasons {
      * format lets nhc take back a drain its record does not know of.
      */
     public static boolean isNhcsOwn(String reason, java.util.Collection<String> checkNames) {
+        String check = checkOf(reason);
+        return check != null && checkNames.contains(check);
+    }
+
+    /**
+     * Whether {@code reason} has the shape of one nhc wrote under any config: "NHC: " then a check's
+     * name and ": ". The circuit breaker counts other nodes' drains with this, not
+     * {@link #isNhcsOwn}: their configs may name their checks differently, and a drain by nhc there is
+     * still a drain by nhc. An admin's "NHC: keep this one out" is neither.
+     */
+    public static boolean isNhcs(String reason) {
+        return checkOf(reason) != null;
+    }
+
+    /** The first check's name in a reason of nhc's shape, or null. */
+    private static String checkOf(String reason) {
         if (reason == null || !reason.startsWith(PREFIX + " ")) {
-            return false;
+            return null;
         }
         String rest = reason.substring(PREFIX.length() + 1);
         int colon = rest.indexOf(": ");
-        return colon > 0 && checkNames.contains(rest.substring(0, colon));
+        return colon > 0 ? rest.substring(0, colon) : null;
     }
 
     public static String of(List<Finding> failures) {

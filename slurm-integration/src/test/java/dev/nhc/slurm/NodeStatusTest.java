@@ -30,6 +30,15 @@ class NodeStatusTest {
         assertNull(s.leaveAloneBecause());
     }
 
+    /** One definition with Reasons: an admin's reason that starts "NHC:" but is not in nhc's shape is not nhc's. */
+    @Test
+    void onlyAReasonOfNhcsShapeIsNhcs() {
+        assertFalse(NodeStatus.parse("NodeName=vm State=IDLE+DRAIN Reason=NHC: keep this one out [root@2026-11-22T04:05:06]").reasonIsNhc());
+        assertFalse(NodeStatus.parse("NodeName=vm State=IDLE+DRAIN Reason=NHC:disk: x [root@2026-11-22T04:05:06]").reasonIsNhc());
+        assertTrue(NodeStatus.parse("NodeName=vm State=IDLE+DRAIN Reason=NHC: other-sites-check: x [root@2026-11-22T04:05:06]").reasonIsNhc(),
+                "another config's check names count for the circuit breaker");
+    }
+
     @Test
     void anIdleNodeHasNoReason() {
         NodeStatus s = NodeStatus.parse("NodeName=vm Arch=x86_64 State=IDLE ThreadsPerCore=1 Partitions=debug");

@@ -341,7 +341,7 @@ public final class ShimProxy implements AutoCloseable {
     private void forward(HttpExchange ex, UpstreamCalls.Call call) throws IOException {
         HttpRequest.Builder b = HttpRequest.newBuilder(target(ex)).timeout(limits.upstream());
         copyRequestHeaders(ex.getRequestHeaders(), b);
-        b.method(ex.getRequestMethod(), requestBody(ex));
+        b.method(ex.getRequestMethod(), requestBody(ex, call));
         HttpResponse<InputStream> r;
         try {
             r = client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
@@ -398,13 +398,57 @@ public final class ShimProxy implements AutoCloseable {
         int n;
         while ((n = readUpstream(in, buf, call)) >= 0) {
             if (n > 0) {
-                out.write(buf, 0, n);
+                int len = n;
+                toClient(call, () -> out.write(buf, 0, len));
             }
             if (availableUpstream(in) == 0) {
-                out.flush();
+                toClient(call, out::flush);
             }
         }
-        out.flush();
+        toClient(call, out::flush);
+    }
+
+    private interface ClientIo {
+        void run() throws IOException;
+    }
+
+    /** A write to the client: a slow reader is the client's time, not a stall of the shim's. */
+    private static void toClient(UpstreamCalls.Call call, ClientIo io) throws IOException {
+        if (call == null) {
+            io.run();
+            return;
+        }
+        call.clientBegin();
+        try {
+            io.run();
+        } finally {
+            call.clientEnd();
+        }
+    }
+
+    /** The client's request body, read for the upload to the shim; a slow uploader is the client's time. */
+    private static InputStream fromClient(InputStream in, UpstreamCalls.Call call) {
+        return new java.io.FilterInputStream(in) {
+            @Override
+            public int read() throws IOException {
+                call.clientBegin();
+                try {
+                    return super.read();
+                } finally {
+                    call.clientEnd();
+                }
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                call.clientBegin();
+                try {
+                    return super.read(b, off, len);
+                } finally {
+                    call.clientEnd();
+                }
+            }
+        };
     }
 
     private static int availableUpstream(InputStream in) {
@@ -430,7 +474,7 @@ public final class ShimProxy implements AutoCloseable {
         }
     }
 
-    private static HttpRequest.BodyPublisher requestBody(HttpExchange ex) {
+    private static HttpRequest.BodyPublisher requestBody(HttpExchange ex, UpstreamCalls.Call call) {
         Headers h = ex.getRequestHeaders();
         String cl = h.getFirst("Content-Length");
         boolean chunked = h.containsKey("Transfer-Encoding");
@@ -440,10 +484,10 @@ public final class ShimProxy implements AutoCloseable {
                 // A POST with "Content-Length: 0" stays one: HttpClient sends that header for an empty fixed-length body.
                 return HttpRequest.BodyPublishers.ofByteArray(new byte[0]);
             }
-            return HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofInputStream(ex::getRequestBody), len);
+            return HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofInputStream(() -> fromClient(ex.getRequestBody(), call)), len);
         }
         if (chunked) {
-            return HttpRequest.BodyPublishers.ofInputStream(ex::getRequestBody);
+            return HttpRequest.BodyPublishers.ofInputStream(() -> fromClient(ex.getRequestBody(), call));
         }
         return HttpRequest.BodyPublishers.noBody();
     }

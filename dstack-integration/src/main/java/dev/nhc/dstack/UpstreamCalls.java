@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
  * The pass-through requests in progress and how they fare. A watchdog gives up a response body
  * from the shim that stalls longer than the idle limit (the upstream stream is closed, so the
  * worker blocked reading it is freed), and {@link #problems} says when the shim is hanging: calls
- * that got nothing from it for longer than the hanging limit.
+ * that got nothing from it for longer than the hanging limit. Only the shim's time counts: while a
+ * worker waits on the client (reading a slowly uploaded body, writing to a client that reads
+ * slowly) the call is not stalled, and each step the client takes counts as progress.
  */
 final class UpstreamCalls implements AutoCloseable {
     private final Set<Call> calls = ConcurrentHashMap.newKeySet();
@@ -30,9 +32,22 @@ final class UpstreamCalls implements AutoCloseable {
         private volatile long progressNanos = System.nanoTime();
         private volatile InputStream upstream;
         private volatile boolean gaveUp;
+        /** How many threads of this call are blocked on the client right now (a body upload and a response write may overlap). */
+        private final java.util.concurrent.atomic.AtomicInteger onClient = new java.util.concurrent.atomic.AtomicInteger();
 
         void progress() {
             progressNanos = System.nanoTime();
+        }
+
+        /** A thread of this call starts waiting on the client: the shim is not to blame meanwhile. */
+        void clientBegin() {
+            onClient.incrementAndGet();
+        }
+
+        /** It is done waiting on the client; the shim's clock starts again from now. */
+        void clientEnd() {
+            progress();
+            onClient.decrementAndGet();
         }
 
         /** The shim's response body, closed by the watchdog when it stalls. */
@@ -47,7 +62,7 @@ final class UpstreamCalls implements AutoCloseable {
         }
 
         long idleNanos(long now) {
-            return now - progressNanos;
+            return onClient.get() > 0 ? 0 : now - progressNanos;
         }
     }
 

@@ -372,6 +372,31 @@ class ShimProxyTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> proxy.problems().isEmpty());
     }
 
+    /**
+     * A client that reads a large response slowly holds the worker in a write to it: that is the
+     * client's time. It once counted as "dstack-shim is hanging" (/healthz 503), and past the
+     * upstream limit the watchdog cut the response off.
+     */
+    @Test
+    void aClientThatReadsSlowlyIsNotBlamedOnTheShimNorCutOff() throws Exception {
+        proxy.close();
+        proxy = startProxy(shim.address(), THREADS, Duration.ofSeconds(3), SHORT);
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.setReceiveBufferSize(4096);
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", proxy.address().getPort()));
+            s.setSoTimeout(30_000);
+            s.getOutputStream().write("GET /api/big?mib=64 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            // Not reading for 1.5 s: far past the hanging limit (200 ms) and the upstream limit (500 ms).
+            await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(() -> proxy.problems().isEmpty());
+            byte[] all = s.getInputStream().readAllBytes();
+            String tail = new String(all, Math.max(0, all.length - 5), Math.min(5, all.length), StandardCharsets.US_ASCII);
+            assertTrue(all.length > 64 * 1024 * 1024, all.length + " bytes");
+            assertEquals("0\r\n\r\n", tail, "the chunked body ended properly, not cut off");
+        }
+        assertEquals(0, stats.upstreamErrors.sum());
+    }
+
     @Test
     void aResponseBodyThatStallsIsCutOffAndTheClientSeesItBreak() throws Exception {
         proxy.close();

@@ -732,7 +732,11 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         return VerdictSocket.Answer.text(SeverityPolicy.EXIT_OK, out.toString());
     }
 
-    /** Why the verdict is stale (a check's latest result older than two of its intervals, or none yet), or null. */
+    /**
+     * Why the verdict is stale (a check's latest result older than two of its intervals, or none
+     * yet), or null. A check whose probe is still hung is not run again, so its timeout result
+     * never gets younger; it is still the current answer (the probe hangs now), not a stale one.
+     */
     private String stale(Generation gen) {
         Instant now = clock.instant();
         for (Slot s : gen.slots.values()) {
@@ -740,12 +744,25 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             if (at == null) {
                 return "check " + s.check.name() + " has not run yet";
             }
+            if (stillHung(s)) {
+                continue;
+            }
             Duration age = Duration.between(at, now);
             if (age.compareTo(s.every.multipliedBy(2)) > 0) {
                 return "check " + s.check.name() + " last finished " + age.toSeconds() + "s ago, more than two of its intervals";
             }
         }
         return null;
+    }
+
+    /** The slot's latest result is its timeout and the run it timed out is still stuck. */
+    private static boolean stillHung(Slot s) {
+        CheckResult last = s.last;
+        if (last == null || last.status() != CheckStatus.TIMED_OUT) {
+            return false;
+        }
+        CompletableFuture<Void> stuck = s.stuck;
+        return (stuck != null && !stuck.isDone()) || s.inFlight.get() > 0;
     }
 
     private static boolean sameFile(String a, String b) {

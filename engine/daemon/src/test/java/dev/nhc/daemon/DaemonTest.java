@@ -589,4 +589,31 @@ class DaemonTest {
         String a = SocketClient.ask(socket, "verdict " + file);
         assertTrue(a.startsWith("unavailable check slow has not run yet"), a);
     }
+
+    /**
+     * A hung probe is not started again, so its timeout result keeps its time: that result is the
+     * verdict (the probe hangs), not a stale one, and bin/nhc-slurm still gets it.
+     */
+    @Test
+    void aCheckStillHungPastTwoIntervalsIsTheVerdictNotAStaleOne() throws Exception {
+        Daemon.graceForTests(Duration.ofMillis(200));
+        try {
+            answer.put("fast", Severity.PASS);
+            Path file = write("nhc.yaml", config("""
+                      - { name: fast, use: test.fast }
+                      - { name: slow-gpu, use: gpu.test, timeout: 300ms }
+                    """));
+            Daemon d = start(file, actingForTheHealthProgram());
+            await().atMost(Duration.ofSeconds(10)).until(() -> d.status().finishedAt().containsKey("slow-gpu"));
+            java.time.Instant timedOut = d.status().finishedAt().get("slow-gpu");
+            // past two of its intervals (300ms each) while the probe still hangs
+            await().atMost(Duration.ofSeconds(10)).until(() -> Duration.between(timedOut, java.time.Instant.now()).toMillis() > 900);
+            assertEquals(timedOut, d.status().finishedAt().get("slow-gpu"), "the hung check was not run again");
+            String reply = SocketClient.ask(dir.resolve("run/nhc.sock"), "verdict " + file);
+            assertTrue(reply.startsWith("ok 1\n"), reply);
+            assertTrue(reply.contains("slow-gpu"), reply);
+        } finally {
+            Daemon.graceForTests(Daemon.DEFAULT_GRACE);
+        }
+    }
 }

@@ -49,7 +49,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * that a slow check never delays another; the latest verdict kept in memory and in the state
  * store, served on /healthz, /v1/verdict and /metrics and on the verdict socket, and handed to the
  * plugins (Slurm's action, dstack's proxy) whenever it is rebuilt. SIGHUP reloads the config (an
- * invalid one is reported and the old one kept), SIGTERM stops cleanly.
+ * invalid one is reported and the old one kept), SIGTERM stops cleanly. An {@code every:} check
+ * runs only when due: after a restart by its saved last run, over a reload by its kept timing.
  *
  * <p>The daemon holds the node's run lock for its whole life: it and its plugins are the only
  * writers of the state directory and of Slurm's view of the node, and a one-shot run started
@@ -117,13 +118,25 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         final Object stateChanges = new Object();
         volatile boolean retired;
 
-        Generation(Plan plan, StateStore state) {
+        Generation(Plan plan, StateStore state, Generation before) {
             this.plan = plan;
             this.state = state;
             for (PlannedCheck c : plan.checks()) {
-                slots.put(c.name(), new Slot(this, c));
+                Slot old = before == null ? null : before.slots.get(c.name());
+                slots.put(c.name(), new Slot(this, c, old == null ? new Runs() : old.runs));
             }
         }
+    }
+
+    /**
+     * What the runs of one check name share across reloads: a reload must not start a second run
+     * of a check whose run (or hung probe) from the previous config is still going.
+     */
+    private static final class Runs {
+        final AtomicInteger inFlight = new AtomicInteger();
+        final AtomicBoolean rerun = new AtomicBoolean();
+        /** A probe the executor abandoned at its timeout and that has not returned yet: no new run until it does. */
+        volatile CompletableFuture<Void> stuck;
     }
 
     /** One check's schedule and latest result. */
@@ -131,18 +144,20 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         final Generation gen;
         final PlannedCheck check;
         final Duration every;
-        final AtomicInteger inFlight = new AtomicInteger();
-        final AtomicBoolean rerun = new AtomicBoolean();
-        /** A probe the executor abandoned at its timeout and that has not returned yet: no new run until it does. */
-        volatile CompletableFuture<Void> stuck;
+        final Runs runs;
+        /** The slot of the same name in the next generation, once a reload replaced this one. */
+        volatile Slot successor;
+        /** The check kept its probe and interval over a reload: a run of the old slot is still its answer. */
+        volatile boolean sameAsBefore;
         volatile ScheduledFuture<?> next;
         volatile CheckResult last;
         volatile Instant finishedAt;
 
-        Slot(Generation gen, PlannedCheck check) {
+        Slot(Generation gen, PlannedCheck check, Runs runs) {
             this.gen = gen;
             this.check = check;
             this.every = check.interval(gen.plan.settings().interval());
+            this.runs = runs;
         }
     }
 
@@ -233,11 +248,13 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             restoreVerdict(state);
             // The plan is in place before endpoints and plugins start (they read it); checks start after them,
             // so that no verdict is made before every plugin can hear of it.
-            current = new Generation(plan, state);
+            current = new Generation(plan, state, null);
             startEndpoints(ds);
             startPlugins(plan);
             for (Slot s : current.slots.values()) {
-                schedule(s, Duration.ZERO);
+                // After a restart an every: check runs when it is due by its saved last run, not at once
+                // (dcgm.diag every 6h is intrusive); until then its saved result is its answer.
+                schedule(s, Duration.ZERO, true);
             }
             tick = timer.scheduleWithFixedDelay(this::tick, plan.settings().interval().toMillis(),
                     plan.settings().interval().toMillis(), TimeUnit.MILLISECONDS);
@@ -407,10 +424,15 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
     }
 
-    /** Replaces the running generation: old schedules stop, results of checks that kept their name carry over. */
+    /**
+     * Replaces the running generation: old schedules stop, results of checks that kept their name
+     * carry over. A check that kept its name, probe and interval keeps its timing (a reload does
+     * not re-run an intrusive {@code every: 6h} check); a new or changed one runs at once.
+     */
     private void install(Plan plan, StateStore state) {
         Generation old = current;
-        Generation gen = new Generation(plan, state);
+        Generation gen = new Generation(plan, state, old);
+        Map<String, Duration> firstDelay = new LinkedHashMap<>();
         if (old != null) {
             old.retired = true;
             for (Slot s : old.slots.values()) {
@@ -419,9 +441,22 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                     f.cancel(false);
                 }
                 Slot kept = gen.slots.get(s.check.name());
-                if (kept != null && s.last != null) {
+                if (kept == null) {
+                    continue;
+                }
+                if (s.last != null) {
                     kept.last = s.last;
                     kept.finishedAt = s.finishedAt;
+                }
+                kept.sameAsBefore = s.check.check().use().equals(kept.check.check().use()) && s.every.equals(kept.every);
+                s.successor = kept;
+                if (kept.sameAsBefore) {
+                    // Its next run stays when it was due; a run still going counts as this interval's.
+                    firstDelay.put(s.check.name(), f != null && !f.isDone() ? Duration.ofMillis(f.getDelay(TimeUnit.MILLISECONDS)) : s.every);
+                } else if (s.runs.inFlight.get() > 0) {
+                    // Changed while a run of the old one is going: the new one runs as soon as that returns.
+                    s.runs.rerun.set(true);
+                    firstDelay.put(s.check.name(), kept.every);
                 }
             }
         }
@@ -430,19 +465,36 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             rebuildVerdict(gen);
         }
         for (Slot s : gen.slots.values()) {
-            schedule(s, Duration.ZERO);
+            schedule(s, firstDelay.getOrDefault(s.check.name(), Duration.ZERO), false);
         }
     }
 
     private void schedule(Slot s, Duration delay) {
+        schedule(s, delay, false);
+    }
+
+    /** {@code fromSaved}: the run reports the saved result of an {@code every:} check that is not due yet instead of running it. */
+    private void schedule(Slot s, Duration delay, boolean fromSaved) {
         if (s.gen.retired || timer.isShutdown()) {
             return;
         }
         try {
-            s.next = timer.schedule(() -> launch(s, true), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+            s.next = timer.schedule(() -> launch(s, true, fromSaved), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException stopping) {
             // closing
         }
+    }
+
+    /** The slot that now stands for {@code s}: itself, or after reloads the current one of its name (null when none). */
+    private static Slot heir(Slot s, boolean forItsResult) {
+        Slot t = s;
+        while (t.gen.retired && t.successor != null) {
+            t = t.successor;
+            if (forItsResult && !t.sameAsBefore) {
+                return null; // the check changed: a run of the old one is not its answer
+            }
+        }
+        return t.gen.retired ? null : t;
     }
 
     /** Re-runs the checks whose probe has this tag (e.g. "gpu" on an NVML XID event). */
@@ -467,10 +519,15 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     }
 
     private void launch(Slot s, boolean scheduled) {
+        launch(s, scheduled, false);
+    }
+
+    private void launch(Slot s, boolean scheduled, boolean fromSaved) {
         if (s.gen.retired || workers.isShutdown()) {
             return;
         }
-        CompletableFuture<Void> stuck = s.stuck;
+        Runs runs = s.runs;
+        CompletableFuture<Void> stuck = runs.stuck;
         if (stuck != null && !stuck.isDone()) {
             // Its last probe still hangs (a blocked native call): another would only pile up threads.
             if (scheduled) {
@@ -478,7 +535,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             }
             return;
         }
-        if (!s.inFlight.compareAndSet(0, 1)) {
+        if (!runs.inFlight.compareAndSet(0, 1)) {
             // Still running (or stuck past its timeout): never two runs of one check at once.
             if (scheduled) {
                 schedule(s, s.every);
@@ -486,24 +543,27 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             }
             // An event asked for a fresh look: run again as soon as the current run returns. The run
             // may have returned between the two lines; then this call takes the rerun over itself.
-            s.rerun.set(true);
-            if (!s.inFlight.compareAndSet(0, 1)) {
+            runs.rerun.set(true);
+            if (!runs.inFlight.compareAndSet(0, 1)) {
                 return;
             }
-            s.rerun.set(false);
+            runs.rerun.set(false);
         }
         Instant start = clock.instant();
         CompletableFuture<CheckResult> run;
         try {
-            run = CompletableFuture.supplyAsync(() -> runOnce(s), workers);
+            run = CompletableFuture.supplyAsync(() -> runOnce(s, fromSaved), workers);
         } catch (RejectedExecutionException stopping) {
-            s.inFlight.set(0);
+            runs.inFlight.set(0);
             return;
         }
         run.whenComplete((r, e) -> {
-            s.inFlight.set(0);
-            if (s.rerun.getAndSet(false)) {
-                launch(s, false);
+            runs.inFlight.set(0);
+            if (runs.rerun.getAndSet(false)) {
+                Slot now = heir(s, false); // a reload meanwhile: the recheck is for the check as it is now
+                if (now != null) {
+                    launch(now, false);
+                }
             }
         });
         // On a copy: orTimeout completes the future it is called on, and the run itself must stay "in flight" until it returns.
@@ -511,16 +571,32 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 .handle((r, e) -> {
                     record(s, r != null ? r : failed(s, start, e));
                     if (scheduled) {
-                        Duration elapsed = Duration.between(start, clock.instant());
-                        schedule(s, s.every.minus(elapsed));
+                        schedule(s, nextDelay(s, start));
                     }
                     return null;
                 });
     }
 
-    private CheckResult runOnce(Slot s) {
-        RunRequest req = RunRequest.of(s.gen.plan, node, s.gen.state).withOnly(Set.of(s.check.name())).withServices(services)
-                .ignoringSchedule().onAbandoned((name, returned) -> s.stuck = returned);
+    /**
+     * When a scheduled check runs next: an {@code every:} check when its saved last run says it is
+     * due (so that a saved result shown after a restart is followed by a run at the right time),
+     * any other one interval after this run started.
+     */
+    private Duration nextDelay(Slot s, Instant start) {
+        Instant now = clock.instant();
+        if (s.check.every() != null) {
+            long last = s.gen.state.section("schedule").getLong("last_run." + s.check.name(), Long.MIN_VALUE);
+            if (last != Long.MIN_VALUE && last <= now.toEpochMilli()) {
+                return Duration.between(now, Instant.ofEpochMilli(last).plus(s.every));
+            }
+        }
+        return s.every.minus(Duration.between(start, now));
+    }
+
+    private CheckResult runOnce(Slot s, boolean fromSaved) {
+        // fromSaved: the executor keeps the saved schedule, and shows the saved result of a check that is not due.
+        RunRequest req = new RunRequest(s.gen.plan, node, s.gen.state, Set.of(s.check.name()), services, !fromSaved,
+                (name, returned) -> s.runs.stuck = returned);
         Verdict v = executor.run(req);
         for (CheckResult c : v.checks()) {
             if (c.name().equals(s.check.name())) {
@@ -545,9 +621,11 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 f, List.of(), why);
     }
 
-    private void record(Slot s, CheckResult result) {
-        if (s.gen.retired) {
-            return; // a run of a config that has since been replaced
+    private void record(Slot run, CheckResult result) {
+        // A run of a config that has since been replaced answers for the same check in the new one.
+        Slot s = heir(run, true);
+        if (s == null) {
+            return;
         }
         s.last = result;
         s.finishedAt = clock.instant();
@@ -761,8 +839,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         if (last == null || last.status() != CheckStatus.TIMED_OUT) {
             return false;
         }
-        CompletableFuture<Void> stuck = s.stuck;
-        return (stuck != null && !stuck.isDone()) || s.inFlight.get() > 0;
+        CompletableFuture<Void> stuck = s.runs.stuck;
+        return (stuck != null && !stuck.isDone()) || s.runs.inFlight.get() > 0;
     }
 
     private static boolean sameFile(String a, String b) {

@@ -330,7 +330,8 @@ class DaemonTest {
         first.close();
 
         // Before its checks have run, a restarted daemon serves the verdict it had.
-        Files.writeString(file, config("  - { name: slow-check, use: test.slow, every: 1h }\n  - { name: fast, use: test.fast, every: 1h }\n"));
+        // fast without every: now, so that it runs at once (an every: check that is not due shows its saved result instead)
+        Files.writeString(file, config("  - { name: slow-check, use: test.slow, every: 1h }\n  - { name: fast, use: test.fast }\n"));
         answer.put("fast", Severity.PASS);
         Daemon second = daemon(file);
         second.start();
@@ -615,5 +616,43 @@ class DaemonTest {
         } finally {
             Daemon.graceForTests(Daemon.DEFAULT_GRACE);
         }
+    }
+
+    /** dcgm.diag every 6h is intrusive: a restart shows its saved result and runs it when it is due, not at once. */
+    @Test
+    void aRestartDoesNotRunAnEveryCheckBeforeItIsDue() throws Exception {
+        answer.put("diag", Severity.WARN);
+        Path file = write("nhc.yaml", config("  - { name: diag, use: test.fast, every: 1h }\n"));
+        Daemon first = start(file);
+        Path schedule = dir.resolve("state/schedule.json");
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(schedule) && Files.readString(schedule).contains("last_run.diag"));
+        first.close();
+
+        Daemon second = start(file);
+        await().atMost(Duration.ofSeconds(10)).until(() -> second.status().finishedAt().containsKey("diag"));
+        assertEquals(1, runs("diag"), "not run again before it is due");
+        CheckResult r = second.verdict().checks().get(0);
+        assertEquals(Severity.WARN, r.severity(), "its saved result is its answer until then");
+        assertTrue(r.note().startsWith("not due (every 60m)"), r.note());
+    }
+
+    /** A reload keeps the timing of the checks it did not change; a changed one runs at once. */
+    @Test
+    void aReloadRunsOnlyTheChecksItChanged() throws Exception {
+        Path file = write("nhc.yaml", config("""
+                  - { name: hourly, use: test.fast, every: 1h }
+                  - { name: changed, use: test.fast, every: 1h }
+                """));
+        Daemon d = start(file);
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("hourly") == 1 && runs("changed") == 1);
+        Files.writeString(file, config("""
+                  - { name: hourly, use: test.fast, every: 1h }
+                  - { name: changed, use: test.latch, every: 1h }
+                  - { name: added, use: test.fast, every: 1h }
+                """));
+        assertTrue(d.reload());
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("changed") == 2 && runs("added") == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict().checks().size() == 3);
+        assertEquals(1, runs("hourly"), "an unchanged every: 1h check is not run again by a reload");
     }
 }

@@ -107,7 +107,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private VerdictSocket verdictSocket;
     private DaemonSettings settings;
     private ScheduledFuture<?> tick;
-    private boolean closed;
+    private volatile boolean closed;
 
     /** Everything that belongs to one loaded plan; a reload replaces it whole. */
     private final class Generation {
@@ -234,7 +234,10 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
     }
 
-    /** Adds a trigger before {@link #start()}; it is started with the first plan and closed with the daemon. */
+    /**
+     * Adds a trigger before {@link #start()}; it is started with the first plan, started again with
+     * each reloaded one (it then replaces what it watched), and closed with the daemon.
+     */
     public void addTrigger(RecheckTrigger t) {
         triggers.add(t);
     }
@@ -259,14 +262,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             tick = timer.scheduleWithFixedDelay(this::tick, plan.settings().interval().toMillis(),
                     plan.settings().interval().toMillis(), TimeUnit.MILLISECONDS);
         }
-        for (RecheckTrigger t : triggers) {
-            try {
-                t.start(plan, this::recheckTag);
-            } catch (Exception | LinkageError e) {
-                // No events (e.g. no NVML on this host): the checks still run on their schedule.
-                log(t.getClass().getSimpleName() + " not started: " + e.getMessage() + "; its checks run on their schedule only");
-            }
-        }
+        startTriggers(plan);
         log("started on " + node + " with " + plan.config().file().toAbsolutePath() + " (" + plan.checks().size() + " checks, state in "
                 + plan.settings().stateDir() + "); endpoints on http://" + statusAddress().getHostString() + ":" + statusAddress().getPort()
                 + (verdictSocket != null ? ", verdict socket " + verdictSocket.path() : "")
@@ -319,6 +315,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         reloads.incrementAndGet();
         Plan plan;
         DaemonSettings ds;
+        String problem;
         try {
             plan = source.load();
             ds = DaemonSettings.of(plan);
@@ -351,6 +348,9 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 }
             }
             for (DaemonPlugin p : running) {
+                if (!p.wanted(plan)) {
+                    continue; // stopped below
+                }
                 try {
                     p.reloaded(plan);
                 } catch (IOException | RuntimeException e) {
@@ -358,10 +358,65 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 }
             }
             install(plan, current.state);
+            problem = adjustPlugins(plan);
         }
-        reloadProblem = null;
+        startTriggers(plan);
+        reloadProblem = problem;
         log("reloaded " + plan.config().file().toAbsolutePath() + " (" + plan.checks().size() + " checks)");
         return true;
+    }
+
+    /**
+     * After a reload, the plugins match the new config's sections: one whose section went is
+     * closed (no Slurm actions once {@code slurm:} is removed), one whose section came is started
+     * (after the new plan is in place, which it reads). Returns why a plugin could not start, or null.
+     */
+    private String adjustPlugins(Plan plan) {
+        String problem = null;
+        for (DaemonPlugin p : available) {
+            boolean wanted = p.wanted(plan);
+            boolean on = running.contains(p);
+            if (on && !wanted) {
+                running.remove(p);
+                try {
+                    p.close();
+                } catch (RuntimeException e) {
+                    log("closing " + p.name() + ": " + e.getMessage());
+                }
+                log(p.name() + " stopped: the config has no section for it any more");
+            } else if (!on && wanted) {
+                try {
+                    p.start(this);
+                    running.add(p);
+                    log(p.name() + " started: the config now has a section for it");
+                } catch (IOException | RuntimeException e) {
+                    problem = "config reloaded, but " + p.name() + " could not start: " + e.getMessage();
+                    log(problem);
+                }
+            }
+        }
+        Verdict v = verdict;
+        if (v != null) {
+            notifyPlugins(v); // a plugin just started hears of the verdict now, not at the next result
+        }
+        return problem;
+    }
+
+    /** (Re)starts the recheck triggers for this plan; each closes what it watched for the previous one. */
+    private void startTriggers(Plan plan) {
+        synchronized (triggers) {
+            if (closed) {
+                return; // stopped meanwhile: close() has closed them
+            }
+            for (RecheckTrigger t : triggers) {
+                try {
+                    t.start(plan, this::recheckTag);
+                } catch (Exception | LinkageError e) {
+                    // No events (e.g. no NVML on this host): the checks still run on their schedule.
+                    log(t.getClass().getSimpleName() + " not started: " + e.getMessage() + "; its checks run on their schedule only");
+                }
+            }
+        }
     }
 
     private boolean rejectReload(String why) {
@@ -952,11 +1007,13 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             workers.shutdownNow();
             closeEndpoints();
         }
-        for (RecheckTrigger t : triggers) {
-            try {
-                t.close();
-            } catch (RuntimeException e) {
-                log("closing " + t.getClass().getSimpleName() + ": " + e.getMessage());
+        synchronized (triggers) {
+            for (RecheckTrigger t : triggers) {
+                try {
+                    t.close();
+                } catch (RuntimeException e) {
+                    log("closing " + t.getClass().getSimpleName() + ": " + e.getMessage());
+                }
             }
         }
         actions.shutdown();

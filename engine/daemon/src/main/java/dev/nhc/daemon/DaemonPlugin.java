@@ -11,6 +11,8 @@ import java.util.Map;
  * What an integration plugs into {@code nhc daemon}: dstack contributes its shim health proxy,
  * Slurm its drain/resume action. Found by ServiceLoader; the daemon starts those whose config
  * section the plan has ({@link #wanted}), gives them every new verdict, and closes them on stop.
+ * A reload closes a plugin whose section went and starts one whose section came (after the new
+ * plan is in place); one plugin object may so be started again after it was closed.
  * Calls come from one daemon thread at a time, in order.
  */
 public interface DaemonPlugin extends AutoCloseable {

@@ -655,4 +655,65 @@ class DaemonTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict().checks().size() == 3);
         assertEquals(1, runs("hourly"), "an unchanged every: 1h check is not run again by a reload");
     }
+
+    /** Plugins follow the config's sections over reloads: one whose section went is closed, one whose section came is started. */
+    @Test
+    void aReloadStartsAndStopsPluginsToMatchTheConfigAndRestartsTriggers() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        DaemonPlugin scheduler = new DaemonPlugin() {
+            @Override
+            public String name() {
+                return "scheduler";
+            }
+
+            @Override
+            public boolean wanted(Plan plan) {
+                return plan.checks().stream().anyMatch(c -> c.name().equals("wants-scheduler"));
+            }
+
+            @Override
+            public void start(DaemonContext daemon) {
+                seen.add("start with " + daemon.plan().checks().size() + " checks");
+            }
+
+            @Override
+            public void verdict(Verdict verdict, boolean changed) {
+                seen.add("verdict");
+            }
+
+            @Override
+            public void close() {
+                seen.add("closed");
+            }
+        };
+        List<String> triggered = new CopyOnWriteArrayList<>();
+        Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast, every: 1h }\n"));
+        Daemon d = daemon(file, scheduler);
+        d.addTrigger(new RecheckTrigger() {
+            @Override
+            public void start(Plan plan, Consumer<String> recheck) {
+                triggered.add("start " + plan.checks().size());
+            }
+
+            @Override
+            public void close() {
+                triggered.add("close");
+            }
+        });
+        d.start();
+        assertTrue(d.runningPlugins().isEmpty());
+
+        Files.writeString(file, config("  - { name: fast, use: test.fast, every: 1h }\n  - { name: wants-scheduler, use: test.fast, every: 1h }\n"));
+        assertTrue(d.reload());
+        assertEquals(List.of(scheduler), d.runningPlugins());
+        assertEquals("start with 2 checks", seen.get(0), "started with the new plan in place");
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains("verdict"));
+        assertEquals(List.of("start 1", "start 2"), triggered, "the trigger was started again with the new plan");
+
+        Files.writeString(file, config("  - { name: fast, use: test.fast, every: 1h }\n"));
+        assertTrue(d.reload());
+        assertTrue(d.runningPlugins().isEmpty());
+        assertTrue(seen.contains("closed"), seen.toString());
+        assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("scheduler stopped: the config has no section for it any more"));
+    }
 }

@@ -259,8 +259,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 // (dcgm.diag every 6h is intrusive); until then its saved result is its answer.
                 schedule(s, Duration.ZERO, true);
             }
-            tick = timer.scheduleWithFixedDelay(this::tick, plan.settings().interval().toMillis(),
-                    plan.settings().interval().toMillis(), TimeUnit.MILLISECONDS);
+            scheduleTick(plan.settings().interval());
         }
         startTriggers(plan);
         log("started on " + node + " with " + plan.config().file().toAbsolutePath() + " (" + plan.checks().size() + " checks, state in "
@@ -357,7 +356,11 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                     log(p.name() + ": " + e.getMessage() + "; it keeps its previous settings");
                 }
             }
+            Duration interval = current.plan.settings().interval();
             install(plan, current.state);
+            if (!interval.equals(plan.settings().interval())) {
+                scheduleTick(plan.settings().interval()); // the plugins' periodic look follows settings.interval
+            }
             problem = adjustPlugins(plan);
         }
         startTriggers(plan);
@@ -718,6 +721,18 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
         persist(gen);
         notifyPlugins(v);
+    }
+
+    /** (Re)starts the periodic tick at this interval, replacing the one of the previous config. */
+    private void scheduleTick(Duration interval) {
+        if (tick != null) {
+            tick.cancel(false);
+        }
+        try {
+            tick = timer.scheduleWithFixedDelay(this::tick, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopping) {
+            // closing
+        }
     }
 
     /** Every {@code settings.interval}: the plugins see the verdict again (Slurm re-checks a node nhc holds). */

@@ -716,4 +716,44 @@ class DaemonTest {
         assertTrue(seen.contains("closed"), seen.toString());
         assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("scheduler stopped: the config has no section for it any more"));
     }
+
+    /** The plugins' periodic look (settings.interval) follows a reload that changes the interval. */
+    @Test
+    void aReloadThatShortensTheIntervalReschedulesThePeriodicTick() throws Exception {
+        AtomicInteger verdicts = new AtomicInteger();
+        DaemonPlugin counter = new DaemonPlugin() {
+            @Override
+            public String name() {
+                return "counter";
+            }
+
+            @Override
+            public boolean wanted(Plan plan) {
+                return true;
+            }
+
+            @Override
+            public void start(DaemonContext daemon) {
+            }
+
+            @Override
+            public void verdict(Verdict verdict, boolean changed) {
+                verdicts.incrementAndGet();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        String checks = "  - { name: fast, use: test.fast, every: 1h }\n";
+        Path file = write("nhc.yaml", config(checks).replace("interval: 300ms", "interval: 1h"));
+        Daemon d = start(file, counter);
+        await().atMost(Duration.ofSeconds(10)).until(() -> verdicts.get() >= 1);
+        Files.writeString(file, config(checks));
+        assertTrue(d.reload());
+        int before = verdicts.get();
+        // with the old hourly tick nothing would come; the check itself is not due for an hour
+        await().atMost(Duration.ofSeconds(10)).until(() -> verdicts.get() >= before + 3);
+        assertEquals(1, runs("fast"));
+    }
 }

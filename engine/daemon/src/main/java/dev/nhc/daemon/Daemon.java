@@ -15,7 +15,9 @@ import dev.nhc.engine.state.StateStore;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
 import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
 import dev.nhc.model.Verdict;
+import dev.nhc.probe.PriorObservations;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -651,9 +653,30 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         return s.every.minus(Duration.between(start, now));
     }
 
+    /**
+     * The probes' services; for a check that judges the others' observations (script.js with
+     * {@code runsLast}), also their latest ones: run alone, it would otherwise see none.
+     */
+    private Map<Class<?>, Object> servicesFor(Slot s) {
+        if (!s.check.spec().runsLast()) {
+            return services;
+        }
+        Map<String, List<Observation>> latest = new LinkedHashMap<>();
+        for (Slot other : s.gen.slots.values()) {
+            CheckResult r = other.last;
+            if (other != s && r != null) {
+                latest.put(other.check.name(), r.observations());
+            }
+        }
+        Map<String, List<Observation>> prior = Map.copyOf(latest);
+        Map<Class<?>, Object> out = new java.util.HashMap<>(services);
+        out.put(PriorObservations.class, (PriorObservations) () -> prior);
+        return out;
+    }
+
     private CheckResult runOnce(Slot s, boolean fromSaved) {
         // fromSaved: the executor keeps the saved schedule, and shows the saved result of a check that is not due.
-        RunRequest req = new RunRequest(s.gen.plan, node, s.gen.state, Set.of(s.check.name()), services, !fromSaved,
+        RunRequest req = new RunRequest(s.gen.plan, node, s.gen.state, Set.of(s.check.name()), servicesFor(s), !fromSaved,
                 (name, returned) -> s.runs.stuck = returned);
         Verdict v = executor.run(req);
         for (CheckResult c : v.checks()) {

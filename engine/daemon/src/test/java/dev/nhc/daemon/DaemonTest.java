@@ -109,7 +109,20 @@ class DaemonTest {
         return List.of(new ScriptedProbe("test.fast", false, ctx -> behave(ctx, Entity.NODE)),
                 new ScriptedProbe("test.latch", false, this::latching),
                 new ScriptedProbe("test.slow", false, ctx -> behave(ctx, Entity.NODE)),
-                new ScriptedProbe("gpu.test", true, ctx -> behave(ctx, Entity.gpu(2, "0000:3b:00.0")), Tags.GPU, Tags.NVML));
+                new ScriptedProbe("gpu.test", true, ctx -> behave(ctx, Entity.gpu(2, "0000:3b:00.0")), Tags.GPU, Tags.NVML),
+                new ScriptedProbe(dev.nhc.probe.ProbeSpec.builder("test.last", "judges the other checks' observations, as script.js does")
+                        .field("severity", dev.nhc.units.Unit.TEXT, "what PassThroughRules makes of it")
+                        .field("message", dev.nhc.units.Unit.TEXT, "its message").runsLast().build(), this::judgingOthers));
+    }
+
+    /** What the last runsLast probe saw of the other checks, by check name. */
+    private final AtomicReference<Map<String, List<Observation>>> sawOthers = new AtomicReference<>();
+
+    private ProbeResult judgingOthers(ProbeContext ctx) {
+        Map<String, List<Observation>> others = ctx.service(dev.nhc.probe.PriorObservations.class).map(p -> p.byCheck()).orElse(Map.of());
+        sawOthers.set(others);
+        runs.computeIfAbsent(ctx.checkName(), n -> new AtomicInteger()).incrementAndGet();
+        return ProbeResult.of(Observation.of(Entity.NODE).put("severity", "pass").put("message", "sees " + others.keySet()).build());
     }
 
     private ConfigLoader loader() {
@@ -755,5 +768,21 @@ class DaemonTest {
         // with the old hourly tick nothing would come; the check itself is not due for an hour
         await().atMost(Duration.ofSeconds(10)).until(() -> verdicts.get() >= before + 3);
         assertEquals(1, runs("fast"));
+    }
+
+    /** Run alone by the daemon, a check that judges the others (script.js) still gets their latest observations. */
+    @Test
+    void aCheckThatJudgesTheOthersSeesTheirLatestObservations() throws Exception {
+        answer.put("disk", Severity.WARN);
+        Daemon d = start(write("nhc.yaml", config("""
+                  - { name: disk, use: test.fast, every: 1h }
+                  - { name: judge, use: test.last, every: 1h }
+                """)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("disk") == 1 && runs("judge") >= 1);
+        d.recheckAll();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("judge") >= 2 && sawOthers.get().containsKey("disk"));
+        Observation o = sawOthers.get().get("disk").get(0);
+        assertEquals("disk says warn", o.get("message"));
+        assertFalse(sawOthers.get().containsKey("judge"), "not its own");
     }
 }

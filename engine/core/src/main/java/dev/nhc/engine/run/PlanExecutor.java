@@ -109,6 +109,10 @@ public final class PlanExecutor {
             runPhase(first, req, services, deadline, results, schedule, pool);
             if (!last.isEmpty()) {
                 Map<String, List<Observation>> prior = new LinkedHashMap<>();
+                // A caller that runs checks one at a time (the daemon) hands in the other checks' latest observations.
+                if (services.get(PriorObservations.class) instanceof PriorObservations given) {
+                    prior.putAll(given.byCheck());
+                }
                 results.forEach((name, r) -> {
                     if (r != null) {
                         prior.put(name, r.observations());

@@ -687,19 +687,33 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         throw new IllegalStateException("the executor returned no result for check " + s.check.name());
     }
 
+    /**
+     * The result of a run that did not come back from the executor in time (or threw): built like
+     * the executor's own (same wording, {@code for:} and {@code on_unknown} applied through
+     * {@link SeverityPolicy#settle}), so the daemon judges a hang as a one-shot run would.
+     */
     private CheckResult failed(Slot s, Instant start, Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
         long ms = Duration.between(start, clock.instant()).toMillis();
+        CheckStatus status;
+        String why;
+        Finding raw;
         if (cause instanceof TimeoutException) {
-            String why = "did not finish within " + PlanExecutor.human(s.check.timeout()) + " and was abandoned";
-            List<Finding> f = List.of(policy.timedOut(s.check, why));
-            return new CheckResult(s.check.name(), s.check.check().use(), s.check.spec().tags(), CheckStatus.TIMED_OUT,
-                    policy.ofFindings(f), ms, f, List.of(), why);
+            status = CheckStatus.TIMED_OUT;
+            why = "probe " + s.check.check().use() + " did not finish within " + PlanExecutor.human(s.check.timeout()) + "; abandoned";
+            raw = policy.timedOut(s.check, why);
+        } else {
+            status = CheckStatus.ERROR;
+            why = "cannot run: " + PlanExecutor.describe(cause);
+            raw = policy.couldNotRun(s.check, why);
         }
-        String why = "could not run: " + (cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName());
-        List<Finding> f = List.of(policy.couldNotRun(s.check, why));
-        return new CheckResult(s.check.name(), s.check.check().use(), s.check.spec().tags(), CheckStatus.ERROR, policy.ofFindings(f), ms,
-                f, List.of(), why);
+        List<Finding> settled;
+        synchronized (s.gen.stateChanges) {
+            settled = policy.settle(s.check.check(), List.of(raw), s.gen.state.section("rules." + s.check.name()),
+                    s.gen.plan.settings().onUnknown());
+        }
+        return new CheckResult(s.check.name(), s.check.check().use(), s.check.spec().tags(), status, policy.ofFindings(settled), ms,
+                settled, List.of(), why);
     }
 
     private void record(Slot run, CheckResult result) {

@@ -785,4 +785,25 @@ class DaemonTest {
         assertEquals("disk says warn", o.get("message"));
         assertFalse(sawOthers.get().containsKey("judge"), "not its own");
     }
+
+    /**
+     * When the executor itself does not come back (here: the daemon's bound made shorter than the
+     * executor's own timeout), the daemon's timeout result is built as the executor's: same
+     * wording, and on_unknown applied.
+     */
+    @Test
+    void theDaemonsOwnTimeoutResultAppliesOnUnknownWithTheExecutorsWording() throws Exception {
+        Daemon.graceForTests(Duration.ofMillis(-300));
+        try {
+            Daemon d = start(write("nhc.yaml", config("  - { name: slow-disk, use: test.slow, timeout: 600ms }\n")
+                    .replace("settings:\n", "settings:\n  on_unknown: fail\n")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
+            CheckResult r = d.verdict().checks().get(0);
+            assertEquals(CheckStatus.TIMED_OUT, r.status());
+            assertEquals(Severity.FAIL, r.severity(), "on_unknown: fail makes a hang count");
+            assertEquals("probe test.slow did not finish within 600ms; abandoned", r.findings().get(0).message());
+        } finally {
+            Daemon.graceForTests(Daemon.DEFAULT_GRACE);
+        }
+    }
 }

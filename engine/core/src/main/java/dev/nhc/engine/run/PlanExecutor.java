@@ -350,7 +350,8 @@ public final class PlanExecutor {
         return a.isBefore(b) ? a : b;
     }
 
-    static String describe(Throwable t) {
+    /** How a run that threw is described in its finding ("cannot run: " + this); the daemon words its own the same. */
+    public static String describe(Throwable t) {
         String m = t.getMessage();
         if (t instanceof NoClassDefFoundError || t instanceof UnsatisfiedLinkError) {
             return t.getClass().getSimpleName() + ": " + m;

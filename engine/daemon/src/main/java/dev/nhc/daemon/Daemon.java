@@ -139,6 +139,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         final AtomicBoolean rerun = new AtomicBoolean();
         /** A probe the executor abandoned at its timeout and that has not returned yet: no new run until it does. */
         volatile CompletableFuture<Void> stuck;
+        /** {@code nhc clear} came while a run was going: that run wrote back what it had read, so forget again when it ends. */
+        final AtomicBoolean clearPending = new AtomicBoolean();
     }
 
     /** One check's schedule and latest result. */
@@ -618,6 +620,14 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             return;
         }
         run.whenComplete((r, e) -> {
+            if (runs.clearPending.getAndSet(false)) {
+                // Still holding the slot: no run starts between the forgetting and the rerun.
+                Slot now = heir(s, false);
+                if (now != null) {
+                    forgetAfter(now);
+                }
+                runs.rerun.set(true); // the check is judged afresh at once, as nhc clear said
+            }
             runs.inFlight.set(0);
             if (runs.rerun.getAndSet(false)) {
                 Slot now = heir(s, false); // a reload meanwhile: the recheck is for the check as it is now
@@ -882,7 +892,9 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     /**
      * {@code nhc clear CHECK...} while the daemon holds the state: forgets what those checks
      * remember (latched events, counters, {@code for:} streaks, the last scheduled result) and runs
-     * them again at once.
+     * them again at once. A run of the check that is going now read the old state and writes it
+     * back when it ends (a latch, a cursor): the clear then happens when that run ends, before the
+     * next one, and the answer says so; likewise when the check's probe still hangs.
      */
     VerdictSocket.Answer clear(List<String> checks) {
         Generation gen = current;
@@ -895,26 +907,75 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             }
         }
         StringBuilder out = new StringBuilder();
-        synchronized (gen.stateChanges) {
-            for (String name : checks) {
-                Slot s = gen.slots.get(name);
-                s.check.probe().clear(gen.state.section("check." + name));
-                gen.state.section("rules." + name).clear();
-                gen.state.section("schedule").remove("last_run." + name);
-                gen.state.section("schedule").remove("last_findings." + name);
-                out.append("cleared ").append(name).append(" (the daemon runs it again now)\n");
+        List<Slot> now = new ArrayList<>();
+        for (String name : checks) {
+            Slot s = gen.slots.get(name);
+            Runs runs = s.runs;
+            runs.clearPending.set(true);
+            if (!runs.inFlight.compareAndSet(0, 1)) {
+                // The running one forgets when it ends (its whenComplete), then runs the check again.
+                runs.rerun.set(true);
+                out.append(name).append(" is running now: cleared when that run ends, then run again\n");
+                continue;
             }
+            // Holding the slot ourselves: no run can start while we forget.
             try {
-                gen.state.flush();
-            } catch (IOException e) {
-                out.append("could not save state in ").append(gen.state.dir()).append(": ").append(e.getMessage()).append('\n');
+                if (!runs.clearPending.getAndSet(false)) {
+                    out.append("cleared ").append(name).append(" (its run that just ended did; the daemon runs it again now)\n");
+                    now.add(s);
+                    continue;
+                }
+                CompletableFuture<Void> stuck = runs.stuck;
+                if (stuck != null && !stuck.isDone()) {
+                    // The hung probe writes its state when (if) it returns: forget after that.
+                    stuck.whenComplete((x, e) -> {
+                        Slot heir = heir(s, false);
+                        if (heir != null) {
+                            forgetAfter(heir);
+                            launch(heir, false);
+                        }
+                    });
+                    out.append(name).append(": its probe still hangs; cleared when it returns, then run again\n");
+                    continue;
+                }
+                String problem = forget(gen, name);
+                out.append("cleared ").append(name).append(" (the daemon runs it again now)\n");
+                if (problem != null) {
+                    out.append(problem).append('\n');
+                }
+                now.add(s);
+            } finally {
+                runs.inFlight.set(0);
             }
         }
         log("cleared " + String.join(", ", checks) + " on request");
-        for (String name : checks) {
-            launch(gen.slots.get(name), false);
+        for (Slot s : now) {
+            launch(s, false);
         }
         return VerdictSocket.Answer.text(SeverityPolicy.EXIT_OK, out.toString());
+    }
+
+    /** Forgets what a check remembers and saves that; returns why it could not be saved, or null. */
+    private String forget(Generation gen, String name) {
+        Slot s = gen.slots.get(name);
+        synchronized (gen.stateChanges) {
+            s.check.probe().clear(gen.state.section("check." + name));
+            gen.state.section("rules." + name).clear();
+            gen.state.section("schedule").remove("last_run." + name);
+            gen.state.section("schedule").remove("last_findings." + name);
+            try {
+                gen.state.flush();
+                return null;
+            } catch (IOException e) {
+                return "could not save state in " + gen.state.dir() + ": " + e.getMessage();
+            }
+        }
+    }
+
+    /** A clear that waited for a run to end: the answer has gone, so a failure to save goes to the log. */
+    private void forgetAfter(Slot s) {
+        String problem = forget(s.gen, s.check.name());
+        log("cleared " + s.check.name() + " after its running probe ended" + (problem == null ? "" : "; " + problem));
     }
 
     /**

@@ -71,10 +71,14 @@ class DaemonTest {
     }
 
     /** Counts runs per check; "slow*" checks block until released; answers with the test's severity for the check. */
-    private ProbeResult behave(ProbeContext ctx, Entity entity) {
+    private ProbeResult behave(ProbeContext ctx, Entity entity) throws InterruptedException {
         runs.computeIfAbsent(ctx.checkName(), n -> new AtomicInteger()).incrementAndGet();
         if (ctx.checkName().startsWith("slow")) {
             hangUntilReleased();
+        }
+        CountDownLatch g = gate.get();
+        if (ctx.checkName().startsWith("gated") && g != null) {
+            g.await();
         }
         Severity s = answer.getOrDefault(ctx.checkName(), Severity.PASS);
         return ProbeResult.of(Observation.of(entity).put("severity", s.label()).put("message", ctx.checkName() + " says " + s.label())
@@ -93,8 +97,22 @@ class DaemonTest {
         }
     }
 
+    /** While set, "gated*" checks wait for it to open. */
+    private final AtomicReference<CountDownLatch> gate = new AtomicReference<>();
+
+    /** Latches like {@link #latching} but reads its latch before it works and writes it back after, as a real probe keeps its state. */
+    private ProbeResult latchingEarly(ProbeContext ctx) throws InterruptedException {
+        boolean latched = Boolean.TRUE.equals(ctx.state().get("latched"));
+        ProbeResult r = behave(ctx, Entity.NODE);
+        if (latched || "fail".equals(r.observations().get(0).get("severity"))) {
+            ctx.state().put("latched", true);
+            return ProbeResult.of(Observation.of(Entity.NODE).put("severity", "fail").put("message", "latched").build());
+        }
+        return r;
+    }
+
     /** Latches: once its check answered fail, it stays failing until its state is cleared. */
-    private ProbeResult latching(ProbeContext ctx) {
+    private ProbeResult latching(ProbeContext ctx) throws InterruptedException {
         ProbeResult r = behave(ctx, Entity.NODE);
         if ("fail".equals(r.observations().get(0).get("severity"))) {
             ctx.state().put("latched", true);
@@ -108,6 +126,7 @@ class DaemonTest {
     private List<Probe> probes() {
         return List.of(new ScriptedProbe("test.fast", false, ctx -> behave(ctx, Entity.NODE)),
                 new ScriptedProbe("test.latch", false, this::latching),
+                new ScriptedProbe("test.latch-early", false, this::latchingEarly),
                 new ScriptedProbe("test.slow", false, ctx -> behave(ctx, Entity.NODE)),
                 new ScriptedProbe("gpu.test", true, ctx -> behave(ctx, Entity.gpu(2, "0000:3b:00.0")), Tags.GPU, Tags.NVML),
                 new ScriptedProbe(dev.nhc.probe.ProbeSpec.builder("test.last", "judges the other checks' observations, as script.js does")
@@ -805,5 +824,31 @@ class DaemonTest {
         } finally {
             Daemon.graceForTests(Daemon.DEFAULT_GRACE);
         }
+    }
+
+    /**
+     * nhc clear while the check runs: that run read the latch before the clear and writes it back
+     * after; the daemon clears when it ends, and the check passes on the run after.
+     */
+    @Test
+    void aClearDuringARunOfTheCheckIsNotUndoneByThatRun() throws Exception {
+        answer.put("gated-xid", Severity.FAIL);
+        Path file = write("nhc.yaml", config("  - { name: gated-xid, use: test.latch-early, every: 1h }\n"));
+        Daemon d = start(file);
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null && d.verdict().severity() == Severity.FAIL);
+        answer.put("gated-xid", Severity.PASS);
+        CountDownLatch open = new CountDownLatch(1);
+        gate.set(open);
+        d.recheckAll();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("gated-xid") == 2); // in its run, the latch read
+
+        DaemonClient.Reply r = DaemonClient.clear(dir.resolve("run/nhc.sock"), List.of("gated-xid"));
+        assertTrue(r.ok(), r.text());
+        assertTrue(r.text().contains("gated-xid is running now: cleared when that run ends, then run again"), r.text());
+        gate.set(null);
+        open.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("gated-xid") == 3 && d.verdict().severity() == Severity.PASS);
+        Path section = dir.resolve("state/check.gated-xid.json");
+        assertFalse(Files.exists(section) && Files.readString(section).contains("latched"), "the latch stays cleared");
     }
 }

@@ -10,7 +10,6 @@ import dev.nhc.engine.report.VerdictJson;
 import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.engine.run.RunLock;
 import dev.nhc.engine.run.RunRequest;
-import dev.nhc.engine.state.StateSection;
 import dev.nhc.engine.state.StateStore;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
@@ -734,6 +733,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
         s.last = result;
         s.finishedAt = clock.instant();
+        // What the executor wrote for this check besides its own section (saved by the executor as the probe ended).
+        save(s.gen, List.of("rules." + s.check.name(), "schedule"));
         rebuildVerdict(s.gen);
     }
 
@@ -837,17 +838,26 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         return out;
     }
 
-    /** A full disk must not take the verdict away: the write failure is reported and the last verdict served. */
+    /**
+     * Saves the verdict: the daemon's own section only. The whole store would also save the
+     * sections of probes still running, half-changed (a cursor moved, its latch not yet set).
+     */
     private void persist(Generation gen) {
         Verdict v = verdict;
         if (v == null) {
             return;
         }
+        synchronized (gen.stateChanges) {
+            gen.state.section(STATE_SECTION).put("verdict", JsonReport.toMap(v, List.of()));
+            save(gen, List.of(STATE_SECTION));
+        }
+    }
+
+    /** A full disk must not take the verdict away: the write failure is reported and the last verdict served. */
+    private void save(Generation gen, List<String> sections) {
         try {
             synchronized (gen.stateChanges) {
-                StateSection section = gen.state.section(STATE_SECTION);
-                section.put("verdict", JsonReport.toMap(v, List.of()));
-                gen.state.flush();
+                gen.state.flush(sections);
             }
             if (stateProblem != null) {
                 log("writing state to " + gen.state.dir() + " works again");
@@ -964,7 +974,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             gen.state.section("schedule").remove("last_run." + name);
             gen.state.section("schedule").remove("last_findings." + name);
             try {
-                gen.state.flush();
+                gen.state.flush(List.of("check." + name, "rules." + name, "schedule"));
                 return null;
             } catch (IOException e) {
                 return "could not save state in " + gen.state.dir() + ": " + e.getMessage();

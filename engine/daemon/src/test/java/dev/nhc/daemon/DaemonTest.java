@@ -127,6 +127,12 @@ class DaemonTest {
         return List.of(new ScriptedProbe("test.fast", false, ctx -> behave(ctx, Entity.NODE)),
                 new ScriptedProbe("test.latch", false, this::latching),
                 new ScriptedProbe("test.latch-early", false, this::latchingEarly),
+                new ScriptedProbe("test.cursor", false, ctx -> {
+                    ctx.state().put("cursor", 42); // moved past an event...
+                    ProbeResult r = behave(ctx, Entity.NODE);
+                    ctx.state().put("latched", true); // ...whose latch is set only here
+                    return r;
+                }),
                 new ScriptedProbe("test.slow", false, ctx -> behave(ctx, Entity.NODE)),
                 new ScriptedProbe("gpu.test", true, ctx -> behave(ctx, Entity.gpu(2, "0000:3b:00.0")), Tags.GPU, Tags.NVML),
                 new ScriptedProbe(dev.nhc.probe.ProbeSpec.builder("test.last", "judges the other checks' observations, as script.js does")
@@ -850,5 +856,25 @@ class DaemonTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("gated-xid") == 3 && d.verdict().severity() == Severity.PASS);
         Path section = dir.resolve("state/check.gated-xid.json");
         assertFalse(Files.exists(section) && Files.readString(section).contains("latched"), "the latch stays cleared");
+    }
+
+    /** Another check's verdict save must not write a running probe's half-changed state (a moved cursor without its latch). */
+    @Test
+    void theVerdictIsSavedWithoutTheStateOfAProbeStillRunning() throws Exception {
+        CountDownLatch open = new CountDownLatch(1);
+        gate.set(open);
+        Daemon d = start(write("nhc.yaml", config("""
+                  - { name: gated-cursor, use: test.cursor, every: 1h }
+                  - { name: fast, use: test.fast }
+                """)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("gated-cursor") == 1);
+        int before = runs("fast");
+        Path verdict = dir.resolve("state").resolve(Daemon.STATE_SECTION + ".json");
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("fast") >= before + 2 && Files.exists(verdict));
+        assertFalse(Files.exists(dir.resolve("state/check.gated-cursor.json")), "nothing of the running probe was written");
+        open.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(dir.resolve("state/check.gated-cursor.json"))
+                && Files.readString(dir.resolve("state/check.gated-cursor.json")).contains("latched"));
+        assertNotNull(d.verdict());
     }
 }

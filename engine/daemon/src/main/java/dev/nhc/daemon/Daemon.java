@@ -82,7 +82,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private final Map<Class<?>, Object> services;
     private final ScheduledExecutorService timer;
     private final ExecutorService workers;
-    /** Plugins are called from this one thread, in order: a verdict never overtakes an older one. */
+    /** Plugins get verdicts on this one thread, in order: a verdict never overtakes an older one (their other calls: see DaemonPlugin). */
     private final ExecutorService actions;
     /** The verdict the plugins get next; null while none waits. */
     private final AtomicReference<Verdict> newestForPlugins = new AtomicReference<>();

@@ -140,6 +140,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         volatile CompletableFuture<Void> stuck;
         /** {@code nhc clear} came while a run was going: that run wrote back what it had read, so forget again when it ends. */
         final AtomicBoolean clearPending = new AtomicBoolean();
+        /** Scheduled runs not started because the probe still hangs (for tests: the signal that the schedule went on). */
+        final AtomicInteger skippedWhileHung = new AtomicInteger();
     }
 
     /** One check's schedule and latest result. */
@@ -592,6 +594,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         if (stuck != null && !stuck.isDone()) {
             // Its last probe still hangs (a blocked native call): another would only pile up threads.
             if (scheduled) {
+                runs.skippedWhileHung.incrementAndGet();
                 schedule(s, s.every);
             }
             return;
@@ -1172,6 +1175,11 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             b.append(p);
         }
         return b.length() == 0 ? String.valueOf(e.getMessage()) : b.toString();
+    }
+
+    /** For tests: how many scheduled runs of this check were not started because its probe still hangs. */
+    int skippedWhileHung(String check) {
+        return current.slots.get(check).runs.skippedWhileHung.get();
     }
 
     /** For tests: the plugins that were started. */

@@ -16,10 +16,14 @@ import java.util.function.Consumer;
  * {@code gpu.xid} within a second), following every source those checks read.
  */
 final class KernelLogTrigger implements RecheckTrigger {
-    private KernelLogFollower follower;
+    /** Set on the daemon's start or reload thread, closed by its shutdown hook. */
+    private volatile KernelLogFollower follower;
+    /** What the running follower follows: a reload that asks for the same keeps it (no lines missed meanwhile). */
+    private List<Object> following;
 
+    /** Called again on each reload: follows what the new plan's checks read, closing the old follower first. */
     @Override
-    public void start(Plan plan, Consumer<String> recheck) {
+    public synchronized void start(Plan plan, Consumer<String> recheck) {
         List<String> sources = new ArrayList<>();
         String journalctl = null;
         for (PlannedCheck c : plan.checks()) {
@@ -30,12 +34,19 @@ final class KernelLogTrigger implements RecheckTrigger {
                 }
             }
         }
+        List<Object> wanted = List.of(plan.settings().root(), List.copyOf(sources), String.valueOf(journalctl));
+        if (follower != null && wanted.equals(following)) {
+            return;
+        }
+        close();
         if (sources.isEmpty()) {
             return;
         }
+        following = wanted;
         List<String> problems = new ArrayList<>();
         follower = KernelLogFollower.start(plan.settings().root(), sources, journalctl, () -> recheck.accept(Tags.KERNEL_LOG), problems);
         if (problems.size() == new java.util.LinkedHashSet<>(sources).size()) {
+            close(); // nothing followed: a reload tries again
             throw new IllegalStateException(String.join("; ", problems));
         }
         // Some sources are followed: say which are not, and keep the others.
@@ -43,9 +54,12 @@ final class KernelLogTrigger implements RecheckTrigger {
     }
 
     @Override
-    public void close() {
-        if (follower != null) {
-            follower.close();
+    public synchronized void close() {
+        KernelLogFollower f = follower;
+        follower = null;
+        following = null;
+        if (f != null) {
+            f.close();
         }
     }
 }

@@ -19,22 +19,32 @@ import java.util.function.Consumer;
 final class NvmlXidTrigger implements RecheckTrigger {
     private final NvmlXidEvents events;
     private final Clock clock;
-    private XidEventWatcher watcher;
+    /** Set on the daemon's start or reload thread, closed by its shutdown hook. */
+    private volatile XidEventWatcher watcher;
+    /** The NVML library the running watcher loaded: a reload that keeps GPU checks and library keeps it. */
+    private String library;
 
     NvmlXidTrigger(NvmlXidEvents events, Clock clock) {
         this.events = events;
         this.clock = clock;
     }
 
+    /** Called again on each reload: watches while the new plan has GPU checks, closing the old watcher first. */
     @Override
-    public void start(Plan plan, Consumer<String> recheck) {
+    public synchronized void start(Plan plan, Consumer<String> recheck) {
         boolean gpu = false;
         for (PlannedCheck c : plan.checks()) {
             gpu |= c.spec().hasTag(Tags.GPU);
         }
+        String lib = String.valueOf(plan.settings().get(Settings.NVML_LIBRARY));
+        if (gpu && watcher != null && lib.equals(library)) {
+            return;
+        }
+        close();
         if (!gpu) {
             return;
         }
+        library = lib;
         watcher = XidEventWatcher.start(plan.settings().get(Settings.NVML_LIBRARY), (index, pci, xid) -> {
             if (xid >= 0) {
                 events.add(new NvmlXidEvents.Event(index, pci, xid, clock.instant()));
@@ -44,9 +54,12 @@ final class NvmlXidTrigger implements RecheckTrigger {
     }
 
     @Override
-    public void close() {
-        if (watcher != null) {
-            watcher.close();
+    public synchronized void close() {
+        XidEventWatcher w = watcher;
+        watcher = null;
+        library = null;
+        if (w != null) {
+            w.close();
         }
     }
 }

@@ -16,8 +16,9 @@ import java.util.Map;
  */
 public final class DstackPlugin implements DaemonPlugin {
     private final ShimProxy.Stats stats = new ShimProxy.Stats();
-    private DaemonContext daemon;
-    private DstackSettings settings;
+    private volatile DaemonContext daemon;
+    /** Written on start and reload, read by metricLabels() on the status server's threads. */
+    private volatile DstackSettings settings;
     /** Read by /healthz and /metrics on the status server's threads. */
     private volatile ShimProxy proxy;
 

@@ -28,7 +28,8 @@ public final class SlurmPlugin implements DaemonPlugin {
     private final SlurmAction action;
     private final Clock clock;
     private final Map<String, LongAdder> changes = new ConcurrentHashMap<>();
-    private DaemonContext daemon;
+    /** Set on start (the daemon's start or reload thread), read on its action thread. */
+    private volatile DaemonContext daemon;
     private volatile Instant lastApplied = Instant.EPOCH;
     private volatile boolean breakerOpen;
     private volatile SlurmState held;

@@ -10,12 +10,13 @@ import dev.nhc.engine.report.VerdictJson;
 import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.engine.run.RunLock;
 import dev.nhc.engine.run.RunRequest;
-import dev.nhc.engine.state.StateSection;
 import dev.nhc.engine.state.StateStore;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
 import dev.nhc.model.Finding;
+import dev.nhc.model.Observation;
 import dev.nhc.model.Verdict;
+import dev.nhc.probe.PriorObservations;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -49,7 +50,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * that a slow check never delays another; the latest verdict kept in memory and in the state
  * store, served on /healthz, /v1/verdict and /metrics and on the verdict socket, and handed to the
  * plugins (Slurm's action, dstack's proxy) whenever it is rebuilt. SIGHUP reloads the config (an
- * invalid one is reported and the old one kept), SIGTERM stops cleanly.
+ * invalid one is reported and the old one kept), SIGTERM stops cleanly. An {@code every:} check
+ * runs only when due: after a restart by its saved last run, over a reload by its kept timing.
  *
  * <p>The daemon holds the node's run lock for its whole life: it and its plugins are the only
  * writers of the state directory and of Slurm's view of the node, and a one-shot run started
@@ -80,7 +82,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private final Map<Class<?>, Object> services;
     private final ScheduledExecutorService timer;
     private final ExecutorService workers;
-    /** Plugins are called from this one thread, in order: a verdict never overtakes an older one. */
+    /** Plugins get verdicts on this one thread, in order: a verdict never overtakes an older one (their other calls: see DaemonPlugin). */
     private final ExecutorService actions;
     /** The verdict the plugins get next; null while none waits. */
     private final AtomicReference<Verdict> newestForPlugins = new AtomicReference<>();
@@ -106,7 +108,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private VerdictSocket verdictSocket;
     private DaemonSettings settings;
     private ScheduledFuture<?> tick;
-    private boolean closed;
+    private volatile boolean closed;
 
     /** Everything that belongs to one loaded plan; a reload replaces it whole. */
     private final class Generation {
@@ -117,13 +119,29 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         final Object stateChanges = new Object();
         volatile boolean retired;
 
-        Generation(Plan plan, StateStore state) {
+        Generation(Plan plan, StateStore state, Generation before) {
             this.plan = plan;
             this.state = state;
             for (PlannedCheck c : plan.checks()) {
-                slots.put(c.name(), new Slot(this, c));
+                Slot old = before == null ? null : before.slots.get(c.name());
+                slots.put(c.name(), new Slot(this, c, old == null ? new Runs() : old.runs));
             }
         }
+    }
+
+    /**
+     * What the runs of one check name share across reloads: a reload must not start a second run
+     * of a check whose run (or hung probe) from the previous config is still going.
+     */
+    private static final class Runs {
+        final AtomicInteger inFlight = new AtomicInteger();
+        final AtomicBoolean rerun = new AtomicBoolean();
+        /** A probe the executor abandoned at its timeout and that has not returned yet: no new run until it does. */
+        volatile CompletableFuture<Void> stuck;
+        /** {@code nhc clear} came while a run was going: that run wrote back what it had read, so forget again when it ends. */
+        final AtomicBoolean clearPending = new AtomicBoolean();
+        /** Scheduled runs not started because the probe still hangs (for tests: the signal that the schedule went on). */
+        final AtomicInteger skippedWhileHung = new AtomicInteger();
     }
 
     /** One check's schedule and latest result. */
@@ -131,18 +149,20 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         final Generation gen;
         final PlannedCheck check;
         final Duration every;
-        final AtomicInteger inFlight = new AtomicInteger();
-        final AtomicBoolean rerun = new AtomicBoolean();
-        /** A probe the executor abandoned at its timeout and that has not returned yet: no new run until it does. */
-        volatile CompletableFuture<Void> stuck;
+        final Runs runs;
+        /** The slot of the same name in the next generation, once a reload replaced this one. */
+        volatile Slot successor;
+        /** The check kept its probe and interval over a reload: a run of the old slot is still its answer. */
+        volatile boolean sameAsBefore;
         volatile ScheduledFuture<?> next;
         volatile CheckResult last;
         volatile Instant finishedAt;
 
-        Slot(Generation gen, PlannedCheck check) {
+        Slot(Generation gen, PlannedCheck check, Runs runs) {
             this.gen = gen;
             this.check = check;
             this.every = check.interval(gen.plan.settings().interval());
+            this.runs = runs;
         }
     }
 
@@ -219,7 +239,10 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
     }
 
-    /** Adds a trigger before {@link #start()}; it is started with the first plan and closed with the daemon. */
+    /**
+     * Adds a trigger before {@link #start()}; it is started with the first plan, started again with
+     * each reloaded one (it then replaces what it watched), and closed with the daemon.
+     */
     public void addTrigger(RecheckTrigger t) {
         triggers.add(t);
     }
@@ -233,23 +256,17 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             restoreVerdict(state);
             // The plan is in place before endpoints and plugins start (they read it); checks start after them,
             // so that no verdict is made before every plugin can hear of it.
-            current = new Generation(plan, state);
+            current = new Generation(plan, state, null);
             startEndpoints(ds);
             startPlugins(plan);
             for (Slot s : current.slots.values()) {
-                schedule(s, Duration.ZERO);
+                // After a restart an every: check runs when it is due by its saved last run, not at once
+                // (dcgm.diag every 6h is intrusive); until then its saved result is its answer.
+                schedule(s, Duration.ZERO, true);
             }
-            tick = timer.scheduleWithFixedDelay(this::tick, plan.settings().interval().toMillis(),
-                    plan.settings().interval().toMillis(), TimeUnit.MILLISECONDS);
+            scheduleTick(plan.settings().interval());
         }
-        for (RecheckTrigger t : triggers) {
-            try {
-                t.start(plan, this::recheckTag);
-            } catch (Exception | LinkageError e) {
-                // No events (e.g. no NVML on this host): the checks still run on their schedule.
-                log(t.getClass().getSimpleName() + " not started: " + e.getMessage() + "; its checks run on their schedule only");
-            }
-        }
+        startTriggers(plan);
         log("started on " + node + " with " + plan.config().file().toAbsolutePath() + " (" + plan.checks().size() + " checks, state in "
                 + plan.settings().stateDir() + "); endpoints on http://" + statusAddress().getHostString() + ":" + statusAddress().getPort()
                 + (verdictSocket != null ? ", verdict socket " + verdictSocket.path() : "")
@@ -302,6 +319,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         reloads.incrementAndGet();
         Plan plan;
         DaemonSettings ds;
+        String problem;
         try {
             plan = source.load();
             ds = DaemonSettings.of(plan);
@@ -334,17 +352,79 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 }
             }
             for (DaemonPlugin p : running) {
+                if (!p.wanted(plan)) {
+                    continue; // stopped below
+                }
                 try {
                     p.reloaded(plan);
                 } catch (IOException | RuntimeException e) {
                     log(p.name() + ": " + e.getMessage() + "; it keeps its previous settings");
                 }
             }
+            Duration interval = current.plan.settings().interval();
             install(plan, current.state);
+            if (!interval.equals(plan.settings().interval())) {
+                scheduleTick(plan.settings().interval()); // the plugins' periodic look follows settings.interval
+            }
+            problem = adjustPlugins(plan);
         }
-        reloadProblem = null;
+        startTriggers(plan);
+        reloadProblem = problem;
         log("reloaded " + plan.config().file().toAbsolutePath() + " (" + plan.checks().size() + " checks)");
         return true;
+    }
+
+    /**
+     * After a reload, the plugins match the new config's sections: one whose section went is
+     * closed (no Slurm actions once {@code slurm:} is removed), one whose section came is started
+     * (after the new plan is in place, which it reads). Returns why a plugin could not start, or null.
+     */
+    private String adjustPlugins(Plan plan) {
+        String problem = null;
+        for (DaemonPlugin p : available) {
+            boolean wanted = p.wanted(plan);
+            boolean on = running.contains(p);
+            if (on && !wanted) {
+                running.remove(p);
+                try {
+                    p.close();
+                } catch (RuntimeException e) {
+                    log("closing " + p.name() + ": " + e.getMessage());
+                }
+                log(p.name() + " stopped: the config has no section for it any more");
+            } else if (!on && wanted) {
+                try {
+                    p.start(this);
+                    running.add(p);
+                    log(p.name() + " started: the config now has a section for it");
+                } catch (IOException | RuntimeException e) {
+                    problem = "config reloaded, but " + p.name() + " could not start: " + e.getMessage();
+                    log(problem);
+                }
+            }
+        }
+        Verdict v = verdict;
+        if (v != null) {
+            notifyPlugins(v); // a plugin just started hears of the verdict now, not at the next result
+        }
+        return problem;
+    }
+
+    /** (Re)starts the recheck triggers for this plan; each closes what it watched for the previous one. */
+    private void startTriggers(Plan plan) {
+        synchronized (triggers) {
+            if (closed) {
+                return; // stopped meanwhile: close() has closed them
+            }
+            for (RecheckTrigger t : triggers) {
+                try {
+                    t.start(plan, this::recheckTag);
+                } catch (Exception | LinkageError e) {
+                    // No events (e.g. no NVML on this host): the checks still run on their schedule.
+                    log(t.getClass().getSimpleName() + " not started: " + e.getMessage() + "; its checks run on their schedule only");
+                }
+            }
+        }
     }
 
     private boolean rejectReload(String why) {
@@ -407,10 +487,15 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
     }
 
-    /** Replaces the running generation: old schedules stop, results of checks that kept their name carry over. */
+    /**
+     * Replaces the running generation: old schedules stop, results of checks that kept their name
+     * carry over. A check that kept its name, probe and interval keeps its timing (a reload does
+     * not re-run an intrusive {@code every: 6h} check); a new or changed one runs at once.
+     */
     private void install(Plan plan, StateStore state) {
         Generation old = current;
-        Generation gen = new Generation(plan, state);
+        Generation gen = new Generation(plan, state, old);
+        Map<String, Duration> firstDelay = new LinkedHashMap<>();
         if (old != null) {
             old.retired = true;
             for (Slot s : old.slots.values()) {
@@ -419,9 +504,22 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                     f.cancel(false);
                 }
                 Slot kept = gen.slots.get(s.check.name());
-                if (kept != null && s.last != null) {
+                if (kept == null) {
+                    continue;
+                }
+                if (s.last != null) {
                     kept.last = s.last;
                     kept.finishedAt = s.finishedAt;
+                }
+                kept.sameAsBefore = s.check.check().use().equals(kept.check.check().use()) && s.every.equals(kept.every);
+                s.successor = kept;
+                if (kept.sameAsBefore) {
+                    // Its next run stays when it was due; a run still going counts as this interval's.
+                    firstDelay.put(s.check.name(), f != null && !f.isDone() ? Duration.ofMillis(f.getDelay(TimeUnit.MILLISECONDS)) : s.every);
+                } else if (s.runs.inFlight.get() > 0) {
+                    // Changed while a run of the old one is going: the new one runs as soon as that returns.
+                    s.runs.rerun.set(true);
+                    firstDelay.put(s.check.name(), kept.every);
                 }
             }
         }
@@ -430,19 +528,36 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             rebuildVerdict(gen);
         }
         for (Slot s : gen.slots.values()) {
-            schedule(s, Duration.ZERO);
+            schedule(s, firstDelay.getOrDefault(s.check.name(), Duration.ZERO), false);
         }
     }
 
     private void schedule(Slot s, Duration delay) {
+        schedule(s, delay, false);
+    }
+
+    /** {@code fromSaved}: the run reports the saved result of an {@code every:} check that is not due yet instead of running it. */
+    private void schedule(Slot s, Duration delay, boolean fromSaved) {
         if (s.gen.retired || timer.isShutdown()) {
             return;
         }
         try {
-            s.next = timer.schedule(() -> launch(s, true), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+            s.next = timer.schedule(() -> launch(s, true, fromSaved), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException stopping) {
             // closing
         }
+    }
+
+    /** The slot that now stands for {@code s}: itself, or after reloads the current one of its name (null when none). */
+    private static Slot heir(Slot s, boolean forItsResult) {
+        Slot t = s;
+        while (t.gen.retired && t.successor != null) {
+            t = t.successor;
+            if (forItsResult && !t.sameAsBefore) {
+                return null; // the check changed: a run of the old one is not its answer
+            }
+        }
+        return t.gen.retired ? null : t;
     }
 
     /** Re-runs the checks whose probe has this tag (e.g. "gpu" on an NVML XID event). */
@@ -467,18 +582,24 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     }
 
     private void launch(Slot s, boolean scheduled) {
+        launch(s, scheduled, false);
+    }
+
+    private void launch(Slot s, boolean scheduled, boolean fromSaved) {
         if (s.gen.retired || workers.isShutdown()) {
             return;
         }
-        CompletableFuture<Void> stuck = s.stuck;
+        Runs runs = s.runs;
+        CompletableFuture<Void> stuck = runs.stuck;
         if (stuck != null && !stuck.isDone()) {
             // Its last probe still hangs (a blocked native call): another would only pile up threads.
             if (scheduled) {
+                runs.skippedWhileHung.incrementAndGet();
                 schedule(s, s.every);
             }
             return;
         }
-        if (!s.inFlight.compareAndSet(0, 1)) {
+        if (!runs.inFlight.compareAndSet(0, 1)) {
             // Still running (or stuck past its timeout): never two runs of one check at once.
             if (scheduled) {
                 schedule(s, s.every);
@@ -486,24 +607,35 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             }
             // An event asked for a fresh look: run again as soon as the current run returns. The run
             // may have returned between the two lines; then this call takes the rerun over itself.
-            s.rerun.set(true);
-            if (!s.inFlight.compareAndSet(0, 1)) {
+            runs.rerun.set(true);
+            if (!runs.inFlight.compareAndSet(0, 1)) {
                 return;
             }
-            s.rerun.set(false);
+            runs.rerun.set(false);
         }
         Instant start = clock.instant();
         CompletableFuture<CheckResult> run;
         try {
-            run = CompletableFuture.supplyAsync(() -> runOnce(s), workers);
+            run = CompletableFuture.supplyAsync(() -> runOnce(s, fromSaved), workers);
         } catch (RejectedExecutionException stopping) {
-            s.inFlight.set(0);
+            runs.inFlight.set(0);
             return;
         }
         run.whenComplete((r, e) -> {
-            s.inFlight.set(0);
-            if (s.rerun.getAndSet(false)) {
-                launch(s, false);
+            if (runs.clearPending.getAndSet(false)) {
+                // Still holding the slot: no run starts between the forgetting and the rerun.
+                Slot now = heir(s, false);
+                if (now != null) {
+                    forgetAfter(now);
+                }
+                runs.rerun.set(true); // the check is judged afresh at once, as nhc clear said
+            }
+            runs.inFlight.set(0);
+            if (runs.rerun.getAndSet(false)) {
+                Slot now = heir(s, false); // a reload meanwhile: the recheck is for the check as it is now
+                if (now != null) {
+                    launch(now, false);
+                }
             }
         });
         // On a copy: orTimeout completes the future it is called on, and the run itself must stay "in flight" until it returns.
@@ -511,16 +643,53 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 .handle((r, e) -> {
                     record(s, r != null ? r : failed(s, start, e));
                     if (scheduled) {
-                        Duration elapsed = Duration.between(start, clock.instant());
-                        schedule(s, s.every.minus(elapsed));
+                        schedule(s, nextDelay(s, start));
                     }
                     return null;
                 });
     }
 
-    private CheckResult runOnce(Slot s) {
-        RunRequest req = RunRequest.of(s.gen.plan, node, s.gen.state).withOnly(Set.of(s.check.name())).withServices(services)
-                .ignoringSchedule().onAbandoned((name, returned) -> s.stuck = returned);
+    /**
+     * When a scheduled check runs next: an {@code every:} check when its saved last run says it is
+     * due (so that a saved result shown after a restart is followed by a run at the right time),
+     * any other one interval after this run started.
+     */
+    private Duration nextDelay(Slot s, Instant start) {
+        Instant now = clock.instant();
+        if (s.check.every() != null) {
+            long last = s.gen.state.section("schedule").getLong("last_run." + s.check.name(), Long.MIN_VALUE);
+            if (last != Long.MIN_VALUE && last <= now.toEpochMilli()) {
+                return Duration.between(now, Instant.ofEpochMilli(last).plus(s.every));
+            }
+        }
+        return s.every.minus(Duration.between(start, now));
+    }
+
+    /**
+     * The probes' services; for a check that judges the others' observations (script.js with
+     * {@code runsLast}), also their latest ones: run alone, it would otherwise see none.
+     */
+    private Map<Class<?>, Object> servicesFor(Slot s) {
+        if (!s.check.spec().runsLast()) {
+            return services;
+        }
+        Map<String, List<Observation>> latest = new LinkedHashMap<>();
+        for (Slot other : s.gen.slots.values()) {
+            CheckResult r = other.last;
+            if (other != s && r != null) {
+                latest.put(other.check.name(), r.observations());
+            }
+        }
+        Map<String, List<Observation>> prior = Map.copyOf(latest);
+        Map<Class<?>, Object> out = new java.util.HashMap<>(services);
+        out.put(PriorObservations.class, (PriorObservations) () -> prior);
+        return out;
+    }
+
+    private CheckResult runOnce(Slot s, boolean fromSaved) {
+        // fromSaved: the executor keeps the saved schedule, and shows the saved result of a check that is not due.
+        RunRequest req = new RunRequest(s.gen.plan, node, s.gen.state, Set.of(s.check.name()), servicesFor(s), !fromSaved,
+                (name, returned) -> s.runs.stuck = returned);
         Verdict v = executor.run(req);
         for (CheckResult c : v.checks()) {
             if (c.name().equals(s.check.name())) {
@@ -530,27 +699,45 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         throw new IllegalStateException("the executor returned no result for check " + s.check.name());
     }
 
+    /**
+     * The result of a run that did not come back from the executor in time (or threw): built like
+     * the executor's own (same wording, {@code for:} and {@code on_unknown} applied through
+     * {@link SeverityPolicy#settle}), so the daemon judges a hang as a one-shot run would.
+     */
     private CheckResult failed(Slot s, Instant start, Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
         long ms = Duration.between(start, clock.instant()).toMillis();
+        CheckStatus status;
+        String why;
+        Finding raw;
         if (cause instanceof TimeoutException) {
-            String why = "did not finish within " + PlanExecutor.human(s.check.timeout()) + " and was abandoned";
-            List<Finding> f = List.of(policy.timedOut(s.check, why));
-            return new CheckResult(s.check.name(), s.check.check().use(), s.check.spec().tags(), CheckStatus.TIMED_OUT,
-                    policy.ofFindings(f), ms, f, List.of(), why);
+            status = CheckStatus.TIMED_OUT;
+            why = "probe " + s.check.check().use() + " did not finish within " + PlanExecutor.human(s.check.timeout()) + "; abandoned";
+            raw = policy.timedOut(s.check, why);
+        } else {
+            status = CheckStatus.ERROR;
+            why = "cannot run: " + PlanExecutor.describe(cause);
+            raw = policy.couldNotRun(s.check, why);
         }
-        String why = "could not run: " + (cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName());
-        List<Finding> f = List.of(policy.couldNotRun(s.check, why));
-        return new CheckResult(s.check.name(), s.check.check().use(), s.check.spec().tags(), CheckStatus.ERROR, policy.ofFindings(f), ms,
-                f, List.of(), why);
+        List<Finding> settled;
+        synchronized (s.gen.stateChanges) {
+            settled = policy.settle(s.check.check(), List.of(raw), s.gen.state.section("rules." + s.check.name()),
+                    s.gen.plan.settings().onUnknown());
+        }
+        return new CheckResult(s.check.name(), s.check.check().use(), s.check.spec().tags(), status, policy.ofFindings(settled), ms,
+                settled, List.of(), why);
     }
 
-    private void record(Slot s, CheckResult result) {
-        if (s.gen.retired) {
-            return; // a run of a config that has since been replaced
+    private void record(Slot run, CheckResult result) {
+        // A run of a config that has since been replaced answers for the same check in the new one.
+        Slot s = heir(run, true);
+        if (s == null) {
+            return;
         }
         s.last = result;
         s.finishedAt = clock.instant();
+        // What the executor wrote for this check besides its own section (saved by the executor as the probe ended).
+        save(s.gen, List.of("rules." + s.check.name(), "schedule"));
         rebuildVerdict(s.gen);
     }
 
@@ -585,6 +772,18 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
         persist(gen);
         notifyPlugins(v);
+    }
+
+    /** (Re)starts the periodic tick at this interval, replacing the one of the previous config. */
+    private void scheduleTick(Duration interval) {
+        if (tick != null) {
+            tick.cancel(false);
+        }
+        try {
+            tick = timer.scheduleWithFixedDelay(this::tick, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopping) {
+            // closing
+        }
     }
 
     /** Every {@code settings.interval}: the plugins see the verdict again (Slurm re-checks a node nhc holds). */
@@ -642,17 +841,26 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         return out;
     }
 
-    /** A full disk must not take the verdict away: the write failure is reported and the last verdict served. */
+    /**
+     * Saves the verdict: the daemon's own section only. The whole store would also save the
+     * sections of probes still running, half-changed (a cursor moved, its latch not yet set).
+     */
     private void persist(Generation gen) {
         Verdict v = verdict;
         if (v == null) {
             return;
         }
+        synchronized (gen.stateChanges) {
+            gen.state.section(STATE_SECTION).put("verdict", JsonReport.toMap(v, List.of()));
+            save(gen, List.of(STATE_SECTION));
+        }
+    }
+
+    /** A full disk must not take the verdict away: the write failure is reported and the last verdict served. */
+    private void save(Generation gen, List<String> sections) {
         try {
             synchronized (gen.stateChanges) {
-                StateSection section = gen.state.section(STATE_SECTION);
-                section.put("verdict", JsonReport.toMap(v, List.of()));
-                gen.state.flush();
+                gen.state.flush(sections);
             }
             if (stateProblem != null) {
                 log("writing state to " + gen.state.dir() + " works again");
@@ -697,7 +905,9 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     /**
      * {@code nhc clear CHECK...} while the daemon holds the state: forgets what those checks
      * remember (latched events, counters, {@code for:} streaks, the last scheduled result) and runs
-     * them again at once.
+     * them again at once. A run of the check that is going now read the old state and writes it
+     * back when it ends (a latch, a cursor): the clear then happens when that run ends, before the
+     * next one, and the answer says so; likewise when the check's probe still hangs.
      */
     VerdictSocket.Answer clear(List<String> checks) {
         Generation gen = current;
@@ -710,29 +920,82 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             }
         }
         StringBuilder out = new StringBuilder();
-        synchronized (gen.stateChanges) {
-            for (String name : checks) {
-                Slot s = gen.slots.get(name);
-                s.check.probe().clear(gen.state.section("check." + name));
-                gen.state.section("rules." + name).clear();
-                gen.state.section("schedule").remove("last_run." + name);
-                gen.state.section("schedule").remove("last_findings." + name);
-                out.append("cleared ").append(name).append(" (the daemon runs it again now)\n");
+        List<Slot> now = new ArrayList<>();
+        for (String name : checks) {
+            Slot s = gen.slots.get(name);
+            Runs runs = s.runs;
+            runs.clearPending.set(true);
+            if (!runs.inFlight.compareAndSet(0, 1)) {
+                // The running one forgets when it ends (its whenComplete), then runs the check again.
+                runs.rerun.set(true);
+                out.append(name).append(" is running now: cleared when that run ends, then run again\n");
+                continue;
             }
+            // Holding the slot ourselves: no run can start while we forget.
             try {
-                gen.state.flush();
-            } catch (IOException e) {
-                out.append("could not save state in ").append(gen.state.dir()).append(": ").append(e.getMessage()).append('\n');
+                if (!runs.clearPending.getAndSet(false)) {
+                    out.append("cleared ").append(name).append(" (its run that just ended did; the daemon runs it again now)\n");
+                    now.add(s);
+                    continue;
+                }
+                CompletableFuture<Void> stuck = runs.stuck;
+                if (stuck != null && !stuck.isDone()) {
+                    // The hung probe writes its state when (if) it returns: forget after that.
+                    stuck.whenComplete((x, e) -> {
+                        Slot heir = heir(s, false);
+                        if (heir != null) {
+                            forgetAfter(heir);
+                            launch(heir, false);
+                        }
+                    });
+                    out.append(name).append(": its probe still hangs; cleared when it returns, then run again\n");
+                    continue;
+                }
+                String problem = forget(gen, name);
+                out.append("cleared ").append(name).append(" (the daemon runs it again now)\n");
+                if (problem != null) {
+                    out.append(problem).append('\n');
+                }
+                now.add(s);
+            } finally {
+                runs.inFlight.set(0);
             }
         }
         log("cleared " + String.join(", ", checks) + " on request");
-        for (String name : checks) {
-            launch(gen.slots.get(name), false);
+        for (Slot s : now) {
+            launch(s, false);
         }
         return VerdictSocket.Answer.text(SeverityPolicy.EXIT_OK, out.toString());
     }
 
-    /** Why the verdict is stale (a check's latest result older than two of its intervals, or none yet), or null. */
+    /** Forgets what a check remembers and saves that; returns why it could not be saved, or null. */
+    private String forget(Generation gen, String name) {
+        Slot s = gen.slots.get(name);
+        synchronized (gen.stateChanges) {
+            s.check.probe().clear(gen.state.section("check." + name));
+            gen.state.section("rules." + name).clear();
+            gen.state.section("schedule").remove("last_run." + name);
+            gen.state.section("schedule").remove("last_findings." + name);
+            try {
+                gen.state.flush(List.of("check." + name, "rules." + name, "schedule"));
+                return null;
+            } catch (IOException e) {
+                return "could not save state in " + gen.state.dir() + ": " + e.getMessage();
+            }
+        }
+    }
+
+    /** A clear that waited for a run to end: the answer has gone, so a failure to save goes to the log. */
+    private void forgetAfter(Slot s) {
+        String problem = forget(s.gen, s.check.name());
+        log("cleared " + s.check.name() + " after its running probe ended" + (problem == null ? "" : "; " + problem));
+    }
+
+    /**
+     * Why the verdict is stale (a check's latest result older than two of its intervals, or none
+     * yet), or null. A check whose probe is still hung is not run again, so its timeout result
+     * never gets younger; it is still the current answer (the probe hangs now), not a stale one.
+     */
     private String stale(Generation gen) {
         Instant now = clock.instant();
         for (Slot s : gen.slots.values()) {
@@ -740,12 +1003,25 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             if (at == null) {
                 return "check " + s.check.name() + " has not run yet";
             }
+            if (stillHung(s)) {
+                continue;
+            }
             Duration age = Duration.between(at, now);
             if (age.compareTo(s.every.multipliedBy(2)) > 0) {
                 return "check " + s.check.name() + " last finished " + age.toSeconds() + "s ago, more than two of its intervals";
             }
         }
         return null;
+    }
+
+    /** The slot's latest result is its timeout and the run it timed out is still stuck. */
+    private static boolean stillHung(Slot s) {
+        CheckResult last = s.last;
+        if (last == null || last.status() != CheckStatus.TIMED_OUT) {
+            return false;
+        }
+        CompletableFuture<Void> stuck = s.runs.stuck;
+        return (stuck != null && !stuck.isDone()) || s.runs.inFlight.get() > 0;
     }
 
     private static boolean sameFile(String a, String b) {
@@ -857,11 +1133,13 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             workers.shutdownNow();
             closeEndpoints();
         }
-        for (RecheckTrigger t : triggers) {
-            try {
-                t.close();
-            } catch (RuntimeException e) {
-                log("closing " + t.getClass().getSimpleName() + ": " + e.getMessage());
+        synchronized (triggers) {
+            for (RecheckTrigger t : triggers) {
+                try {
+                    t.close();
+                } catch (RuntimeException e) {
+                    log("closing " + t.getClass().getSimpleName() + ": " + e.getMessage());
+                }
             }
         }
         actions.shutdown();
@@ -897,6 +1175,11 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             b.append(p);
         }
         return b.length() == 0 ? String.valueOf(e.getMessage()) : b.toString();
+    }
+
+    /** For tests: how many scheduled runs of this check were not started because its probe still hangs. */
+    int skippedWhileHung(String check) {
+        return current.slots.get(check).runs.skippedWhileHung.get();
     }
 
     /** For tests: the plugins that were started. */

@@ -11,7 +11,15 @@ import java.util.Map;
  * What an integration plugs into {@code nhc daemon}: dstack contributes its shim health proxy,
  * Slurm its drain/resume action. Found by ServiceLoader; the daemon starts those whose config
  * section the plan has ({@link #wanted}), gives them every new verdict, and closes them on stop.
- * Calls come from one daemon thread at a time, in order.
+ * A reload closes a plugin whose section went and starts one whose section came (after the new
+ * plan is in place); one plugin object may so be started again after it was closed.
+ *
+ * <p>Threads: {@link #verdict} runs on the daemon's one action thread, one call at a time;
+ * {@link #start}, {@link #reloaded} and {@link #close} on the thread that starts, reloads (the
+ * SIGHUP worker) or stops the daemon; {@link #problems}, {@link #unavailable},
+ * {@link #metricLabels} and {@link #metrics} on the HTTP and verdict-socket threads, at any time,
+ * also while {@code verdict} runs. What a plugin shares between them must be safe for that
+ * (volatile fields, concurrent collections).
  */
 public interface DaemonPlugin extends AutoCloseable {
 

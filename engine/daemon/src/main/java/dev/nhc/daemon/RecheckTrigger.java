@@ -11,7 +11,11 @@ import java.util.function.Consumer;
  */
 public interface RecheckTrigger extends AutoCloseable {
 
-    /** Starts watching (on its own thread) if this plan has something for it; {@code recheck} re-runs the checks with a tag. */
+    /**
+     * Starts watching (on its own thread) if this plan has something for it; {@code recheck} re-runs
+     * the checks with a tag. Called again with each reloaded plan: what it watched for the previous
+     * one is closed first (or kept when the new plan asks for the same), never left running beside.
+     */
     void start(Plan plan, Consumer<String> recheck) throws Exception;
 
     @Override

@@ -1,6 +1,10 @@
 package dev.nhc.daemon;
 
+import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.files.IoReason;
+import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.engine.report.TextReport;
+import dev.nhc.engine.state.StateDirectory;
 import dev.nhc.model.Verdict;
 
 import java.io.IOException;
@@ -70,24 +74,45 @@ final class VerdictSocket implements AutoCloseable {
     private final Thread acceptor;
     private volatile boolean closed;
 
-    /** Binds {@code path} (its directory is created owner-only; a stale socket there is replaced, anything else refused). */
+    /** Binds {@code path} with the root-only rules when nhc runs as root. */
     VerdictSocket(Path path, Handler answer) throws IOException {
-        this.path = path;
+        this(path, answer, Ownership.runningAsRoot());
+    }
+
+    /**
+     * Binds {@code path}: its directory is created owner-only when missing; a stale socket there is
+     * replaced, anything else refused. With {@code rootOnly} (nhc as root) the directory and every
+     * directory above it must be root's and writable by no one else, as for {@code state_dir}: who
+     * could write there could swap the socket bin/nhc-slurm (root) trusts for one of their own.
+     */
+    VerdictSocket(Path path, Handler answer, boolean rootOnly) throws IOException {
         this.answer = answer;
-        Path dir = path.getParent();
-        if (dir != null && !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path given = path.toAbsolutePath();
+        Path dir = given.getParent();
+        Path real;
+        try {
+            real = StateDirectory.check(dir, rootOnly);
+        } catch (UntrustedPathException e) {
+            throw new IOException("daemon.socket " + path + ": will not listen in " + dir + ": " + e.getMessage()
+                    + "; running as root, nhc listens only where only root can change the socket (set daemon.socket)", e);
+        } catch (IOException e) {
+            throw new IOException("daemon.socket " + path + ": " + IoReason.of(e), e);
         }
-        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-            if (!"socket".equals(kind(path))) {
+        if (!Files.isDirectory(real, LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectories(real, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        // Bound at the checked real path: nothing on the way to it can change any more.
+        this.path = real.resolve(given.getFileName());
+        if (Files.exists(this.path, LinkOption.NOFOLLOW_LINKS)) {
+            if (!"socket".equals(kind(this.path))) {
                 throw new IOException("daemon.socket " + path + " exists and is not a socket; refusing to replace it");
             }
-            Files.delete(path); // left behind by a daemon that was killed
+            Files.delete(this.path); // left behind by a daemon that was killed
         }
         ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
-            s.bind(UnixDomainSocketAddress.of(path));
-            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
+            s.bind(UnixDomainSocketAddress.of(this.path));
+            Files.setPosixFilePermissions(this.path, PosixFilePermissions.fromString("rw-------"));
         } catch (IOException e) {
             s.close();
             throw new IOException("daemon.socket " + path + ": cannot listen (" + e.getMessage() + ")", e);

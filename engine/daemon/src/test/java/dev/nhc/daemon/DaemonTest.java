@@ -71,10 +71,14 @@ class DaemonTest {
     }
 
     /** Counts runs per check; "slow*" checks block until released; answers with the test's severity for the check. */
-    private ProbeResult behave(ProbeContext ctx, Entity entity) {
+    private ProbeResult behave(ProbeContext ctx, Entity entity) throws InterruptedException {
         runs.computeIfAbsent(ctx.checkName(), n -> new AtomicInteger()).incrementAndGet();
         if (ctx.checkName().startsWith("slow")) {
             hangUntilReleased();
+        }
+        CountDownLatch g = gate.get();
+        if (ctx.checkName().startsWith("gated") && g != null) {
+            g.await();
         }
         Severity s = answer.getOrDefault(ctx.checkName(), Severity.PASS);
         return ProbeResult.of(Observation.of(entity).put("severity", s.label()).put("message", ctx.checkName() + " says " + s.label())
@@ -93,8 +97,22 @@ class DaemonTest {
         }
     }
 
+    /** While set, "gated*" checks wait for it to open. */
+    private final AtomicReference<CountDownLatch> gate = new AtomicReference<>();
+
+    /** Latches like {@link #latching} but reads its latch before it works and writes it back after, as a real probe keeps its state. */
+    private ProbeResult latchingEarly(ProbeContext ctx) throws InterruptedException {
+        boolean latched = Boolean.TRUE.equals(ctx.state().get("latched"));
+        ProbeResult r = behave(ctx, Entity.NODE);
+        if (latched || "fail".equals(r.observations().get(0).get("severity"))) {
+            ctx.state().put("latched", true);
+            return ProbeResult.of(Observation.of(Entity.NODE).put("severity", "fail").put("message", "latched").build());
+        }
+        return r;
+    }
+
     /** Latches: once its check answered fail, it stays failing until its state is cleared. */
-    private ProbeResult latching(ProbeContext ctx) {
+    private ProbeResult latching(ProbeContext ctx) throws InterruptedException {
         ProbeResult r = behave(ctx, Entity.NODE);
         if ("fail".equals(r.observations().get(0).get("severity"))) {
             ctx.state().put("latched", true);
@@ -108,8 +126,28 @@ class DaemonTest {
     private List<Probe> probes() {
         return List.of(new ScriptedProbe("test.fast", false, ctx -> behave(ctx, Entity.NODE)),
                 new ScriptedProbe("test.latch", false, this::latching),
+                new ScriptedProbe("test.latch-early", false, this::latchingEarly),
+                new ScriptedProbe("test.cursor", false, ctx -> {
+                    ctx.state().put("cursor", 42); // moved past an event...
+                    ProbeResult r = behave(ctx, Entity.NODE);
+                    ctx.state().put("latched", true); // ...whose latch is set only here
+                    return r;
+                }),
                 new ScriptedProbe("test.slow", false, ctx -> behave(ctx, Entity.NODE)),
-                new ScriptedProbe("gpu.test", true, ctx -> behave(ctx, Entity.gpu(2, "0000:3b:00.0")), Tags.GPU, Tags.NVML));
+                new ScriptedProbe("gpu.test", true, ctx -> behave(ctx, Entity.gpu(2, "0000:3b:00.0")), Tags.GPU, Tags.NVML),
+                new ScriptedProbe(dev.nhc.probe.ProbeSpec.builder("test.last", "judges the other checks' observations, as script.js does")
+                        .field("severity", dev.nhc.units.Unit.TEXT, "what PassThroughRules makes of it")
+                        .field("message", dev.nhc.units.Unit.TEXT, "its message").runsLast().build(), this::judgingOthers));
+    }
+
+    /** What the last runsLast probe saw of the other checks, by check name. */
+    private final AtomicReference<Map<String, List<Observation>>> sawOthers = new AtomicReference<>();
+
+    private ProbeResult judgingOthers(ProbeContext ctx) {
+        Map<String, List<Observation>> others = ctx.service(dev.nhc.probe.PriorObservations.class).map(p -> p.byCheck()).orElse(Map.of());
+        sawOthers.set(others);
+        runs.computeIfAbsent(ctx.checkName(), n -> new AtomicInteger()).incrementAndGet();
+        return ProbeResult.of(Observation.of(Entity.NODE).put("severity", "pass").put("message", "sees " + others.keySet()).build());
     }
 
     private ConfigLoader loader() {
@@ -230,8 +268,8 @@ class DaemonTest {
             assertEquals(CheckStatus.TIMED_OUT, byName.get("slow-gpu").status());
             assertEquals(Severity.FAIL, byName.get("slow-gpu").severity(), "a hung GPU probe is a sick GPU");
             assertEquals(Severity.UNKNOWN, byName.get("slow-disk").severity());
-            // still stuck: no second run piles up behind the first
-            await().pollDelay(Duration.ofMillis(800)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            // still stuck: the schedule came round twice more, and no second run piled up behind the first
+            await().atMost(Duration.ofSeconds(5)).until(() -> d.skippedWhileHung("slow-gpu") >= 2);
             assertEquals(1, runs("slow-gpu"));
         } finally {
             Daemon.graceForTests(Daemon.DEFAULT_GRACE);
@@ -330,7 +368,8 @@ class DaemonTest {
         first.close();
 
         // Before its checks have run, a restarted daemon serves the verdict it had.
-        Files.writeString(file, config("  - { name: slow-check, use: test.slow, every: 1h }\n  - { name: fast, use: test.fast, every: 1h }\n"));
+        // fast without every: now, so that it runs at once (an every: check that is not due shows its saved result instead)
+        Files.writeString(file, config("  - { name: slow-check, use: test.slow, every: 1h }\n  - { name: fast, use: test.fast }\n"));
         answer.put("fast", Severity.PASS);
         Daemon second = daemon(file);
         second.start();
@@ -588,5 +627,254 @@ class DaemonTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("fast") >= 1);
         String a = SocketClient.ask(socket, "verdict " + file);
         assertTrue(a.startsWith("unavailable check slow has not run yet"), a);
+    }
+
+    /**
+     * A hung probe is not started again, so its timeout result keeps its time: that result is the
+     * verdict (the probe hangs), not a stale one, and bin/nhc-slurm still gets it.
+     */
+    @Test
+    void aCheckStillHungPastTwoIntervalsIsTheVerdictNotAStaleOne() throws Exception {
+        Daemon.graceForTests(Duration.ofMillis(200));
+        try {
+            answer.put("fast", Severity.PASS);
+            Path file = write("nhc.yaml", config("""
+                      - { name: fast, use: test.fast }
+                      - { name: slow-gpu, use: gpu.test, timeout: 300ms }
+                    """));
+            Daemon d = start(file, actingForTheHealthProgram());
+            await().atMost(Duration.ofSeconds(10)).until(() -> d.status().finishedAt().containsKey("slow-gpu"));
+            java.time.Instant timedOut = d.status().finishedAt().get("slow-gpu");
+            // past two of its intervals (300ms each) while the probe still hangs
+            await().atMost(Duration.ofSeconds(10)).until(() -> Duration.between(timedOut, java.time.Instant.now()).toMillis() > 900);
+            assertEquals(timedOut, d.status().finishedAt().get("slow-gpu"), "the hung check was not run again");
+            String reply = SocketClient.ask(dir.resolve("run/nhc.sock"), "verdict " + file);
+            assertTrue(reply.startsWith("ok 1\n"), reply);
+            assertTrue(reply.contains("slow-gpu"), reply);
+        } finally {
+            Daemon.graceForTests(Daemon.DEFAULT_GRACE);
+        }
+    }
+
+    /** dcgm.diag every 6h is intrusive: a restart shows its saved result and runs it when it is due, not at once. */
+    @Test
+    void aRestartDoesNotRunAnEveryCheckBeforeItIsDue() throws Exception {
+        answer.put("diag", Severity.WARN);
+        Path file = write("nhc.yaml", config("  - { name: diag, use: test.fast, every: 1h }\n"));
+        Daemon first = start(file);
+        Path schedule = dir.resolve("state/schedule.json");
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(schedule) && Files.readString(schedule).contains("last_run.diag"));
+        first.close();
+
+        Daemon second = start(file);
+        await().atMost(Duration.ofSeconds(10)).until(() -> second.status().finishedAt().containsKey("diag"));
+        assertEquals(1, runs("diag"), "not run again before it is due");
+        CheckResult r = second.verdict().checks().get(0);
+        assertEquals(Severity.WARN, r.severity(), "its saved result is its answer until then");
+        assertTrue(r.note().startsWith("not due (every 60m)"), r.note());
+    }
+
+    /** A reload keeps the timing of the checks it did not change; a changed one runs at once. */
+    @Test
+    void aReloadRunsOnlyTheChecksItChanged() throws Exception {
+        Path file = write("nhc.yaml", config("""
+                  - { name: hourly, use: test.fast, every: 1h }
+                  - { name: changed, use: test.fast, every: 1h }
+                """));
+        Daemon d = start(file);
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("hourly") == 1 && runs("changed") == 1);
+        Files.writeString(file, config("""
+                  - { name: hourly, use: test.fast, every: 1h }
+                  - { name: changed, use: test.latch, every: 1h }
+                  - { name: added, use: test.fast, every: 1h }
+                """));
+        assertTrue(d.reload());
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("changed") == 2 && runs("added") == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict().checks().size() == 3);
+        assertEquals(1, runs("hourly"), "an unchanged every: 1h check is not run again by a reload");
+    }
+
+    /** Plugins follow the config's sections over reloads: one whose section went is closed, one whose section came is started. */
+    @Test
+    void aReloadStartsAndStopsPluginsToMatchTheConfigAndRestartsTriggers() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        DaemonPlugin scheduler = new DaemonPlugin() {
+            @Override
+            public String name() {
+                return "scheduler";
+            }
+
+            @Override
+            public boolean wanted(Plan plan) {
+                return plan.checks().stream().anyMatch(c -> c.name().equals("wants-scheduler"));
+            }
+
+            @Override
+            public void start(DaemonContext daemon) {
+                seen.add("start with " + daemon.plan().checks().size() + " checks");
+            }
+
+            @Override
+            public void verdict(Verdict verdict, boolean changed) {
+                seen.add("verdict");
+            }
+
+            @Override
+            public void close() {
+                seen.add("closed");
+            }
+        };
+        List<String> triggered = new CopyOnWriteArrayList<>();
+        Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast, every: 1h }\n"));
+        Daemon d = daemon(file, scheduler);
+        d.addTrigger(new RecheckTrigger() {
+            @Override
+            public void start(Plan plan, Consumer<String> recheck) {
+                triggered.add("start " + plan.checks().size());
+            }
+
+            @Override
+            public void close() {
+                triggered.add("close");
+            }
+        });
+        d.start();
+        assertTrue(d.runningPlugins().isEmpty());
+
+        Files.writeString(file, config("  - { name: fast, use: test.fast, every: 1h }\n  - { name: wants-scheduler, use: test.fast, every: 1h }\n"));
+        assertTrue(d.reload());
+        assertEquals(List.of(scheduler), d.runningPlugins());
+        assertEquals("start with 2 checks", seen.get(0), "started with the new plan in place");
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains("verdict"));
+        assertEquals(List.of("start 1", "start 2"), triggered, "the trigger was started again with the new plan");
+
+        Files.writeString(file, config("  - { name: fast, use: test.fast, every: 1h }\n"));
+        assertTrue(d.reload());
+        assertTrue(d.runningPlugins().isEmpty());
+        assertTrue(seen.contains("closed"), seen.toString());
+        assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("scheduler stopped: the config has no section for it any more"));
+    }
+
+    /** The plugins' periodic look (settings.interval) follows a reload that changes the interval. */
+    @Test
+    void aReloadThatShortensTheIntervalReschedulesThePeriodicTick() throws Exception {
+        AtomicInteger verdicts = new AtomicInteger();
+        DaemonPlugin counter = new DaemonPlugin() {
+            @Override
+            public String name() {
+                return "counter";
+            }
+
+            @Override
+            public boolean wanted(Plan plan) {
+                return true;
+            }
+
+            @Override
+            public void start(DaemonContext daemon) {
+            }
+
+            @Override
+            public void verdict(Verdict verdict, boolean changed) {
+                verdicts.incrementAndGet();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        String checks = "  - { name: fast, use: test.fast, every: 1h }\n";
+        Path file = write("nhc.yaml", config(checks).replace("interval: 300ms", "interval: 1h"));
+        Daemon d = start(file, counter);
+        await().atMost(Duration.ofSeconds(10)).until(() -> verdicts.get() >= 1);
+        Files.writeString(file, config(checks));
+        assertTrue(d.reload());
+        int before = verdicts.get();
+        // with the old hourly tick nothing would come; the check itself is not due for an hour
+        await().atMost(Duration.ofSeconds(10)).until(() -> verdicts.get() >= before + 3);
+        assertEquals(1, runs("fast"));
+    }
+
+    /** Run alone by the daemon, a check that judges the others (script.js) still gets their latest observations. */
+    @Test
+    void aCheckThatJudgesTheOthersSeesTheirLatestObservations() throws Exception {
+        answer.put("disk", Severity.WARN);
+        Daemon d = start(write("nhc.yaml", config("""
+                  - { name: disk, use: test.fast, every: 1h }
+                  - { name: judge, use: test.last, every: 1h }
+                """)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("disk") == 1 && runs("judge") >= 1);
+        d.recheckAll();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("judge") >= 2 && sawOthers.get().containsKey("disk"));
+        Observation o = sawOthers.get().get("disk").get(0);
+        assertEquals("disk says warn", o.get("message"));
+        assertFalse(sawOthers.get().containsKey("judge"), "not its own");
+    }
+
+    /**
+     * When the executor itself does not come back (here: the daemon's bound made shorter than the
+     * executor's own timeout), the daemon's timeout result is built as the executor's: same
+     * wording, and on_unknown applied.
+     */
+    @Test
+    void theDaemonsOwnTimeoutResultAppliesOnUnknownWithTheExecutorsWording() throws Exception {
+        Daemon.graceForTests(Duration.ofMillis(-300));
+        try {
+            Daemon d = start(write("nhc.yaml", config("  - { name: slow-disk, use: test.slow, timeout: 600ms }\n")
+                    .replace("settings:\n", "settings:\n  on_unknown: fail\n")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
+            CheckResult r = d.verdict().checks().get(0);
+            assertEquals(CheckStatus.TIMED_OUT, r.status());
+            assertEquals(Severity.FAIL, r.severity(), "on_unknown: fail makes a hang count");
+            assertEquals("probe test.slow did not finish within 600ms; abandoned", r.findings().get(0).message());
+        } finally {
+            Daemon.graceForTests(Daemon.DEFAULT_GRACE);
+        }
+    }
+
+    /**
+     * nhc clear while the check runs: that run read the latch before the clear and writes it back
+     * after; the daemon clears when it ends, and the check passes on the run after.
+     */
+    @Test
+    void aClearDuringARunOfTheCheckIsNotUndoneByThatRun() throws Exception {
+        answer.put("gated-xid", Severity.FAIL);
+        Path file = write("nhc.yaml", config("  - { name: gated-xid, use: test.latch-early, every: 1h }\n"));
+        Daemon d = start(file);
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null && d.verdict().severity() == Severity.FAIL);
+        answer.put("gated-xid", Severity.PASS);
+        CountDownLatch open = new CountDownLatch(1);
+        gate.set(open);
+        d.recheckAll();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("gated-xid") == 2); // in its run, the latch read
+
+        DaemonClient.Reply r = DaemonClient.clear(dir.resolve("run/nhc.sock"), List.of("gated-xid"));
+        assertTrue(r.ok(), r.text());
+        assertTrue(r.text().contains("gated-xid is running now: cleared when that run ends, then run again"), r.text());
+        gate.set(null);
+        open.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("gated-xid") == 3 && d.verdict().severity() == Severity.PASS);
+        Path section = dir.resolve("state/check.gated-xid.json");
+        assertFalse(Files.exists(section) && Files.readString(section).contains("latched"), "the latch stays cleared");
+    }
+
+    /** Another check's verdict save must not write a running probe's half-changed state (a moved cursor without its latch). */
+    @Test
+    void theVerdictIsSavedWithoutTheStateOfAProbeStillRunning() throws Exception {
+        CountDownLatch open = new CountDownLatch(1);
+        gate.set(open);
+        Daemon d = start(write("nhc.yaml", config("""
+                  - { name: gated-cursor, use: test.cursor, every: 1h }
+                  - { name: fast, use: test.fast }
+                """)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("gated-cursor") == 1);
+        int before = runs("fast");
+        Path verdict = dir.resolve("state").resolve(Daemon.STATE_SECTION + ".json");
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("fast") >= before + 2 && Files.exists(verdict));
+        assertFalse(Files.exists(dir.resolve("state/check.gated-cursor.json")), "nothing of the running probe was written");
+        open.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(dir.resolve("state/check.gated-cursor.json"))
+                && Files.readString(dir.resolve("state/check.gated-cursor.json")).contains("latched"));
+        assertNotNull(d.verdict());
     }
 }

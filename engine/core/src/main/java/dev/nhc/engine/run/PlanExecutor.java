@@ -109,6 +109,10 @@ public final class PlanExecutor {
             runPhase(first, req, services, deadline, results, schedule, pool);
             if (!last.isEmpty()) {
                 Map<String, List<Observation>> prior = new LinkedHashMap<>();
+                // A caller that runs checks one at a time (the daemon) hands in the other checks' latest observations.
+                if (services.get(PriorObservations.class) instanceof PriorObservations given) {
+                    prior.putAll(given.byCheck());
+                }
                 results.forEach((name, r) -> {
                     if (r != null) {
                         prior.put(name, r.observations());
@@ -346,7 +350,8 @@ public final class PlanExecutor {
         return a.isBefore(b) ? a : b;
     }
 
-    static String describe(Throwable t) {
+    /** How a run that threw is described in its finding ("cannot run: " + this); the daemon words its own the same. */
+    public static String describe(Throwable t) {
         String m = t.getMessage();
         if (t instanceof NoClassDefFoundError || t instanceof UnsatisfiedLinkError) {
             return t.getClass().getSimpleName() + ": " + m;

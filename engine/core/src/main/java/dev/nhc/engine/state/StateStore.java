@@ -240,6 +240,36 @@ public final class StateStore {
     }
 
     /**
+     * Writes these sections if changed, and no other: the daemon saves its own and a finished
+     * check's while other checks' probes are still changing theirs (a cursor moved, its latch not
+     * yet set), which must not be saved half-done. Throws as {@link #flush()} does, also for a
+     * failure kept by an earlier {@link #flush(String)}.
+     */
+    public void flush(java.util.Collection<String> names) throws IOException {
+        IOException first = null;
+        for (String name : names) {
+            StateSection s = sections.get(name);
+            if (s == null) {
+                continue;
+            }
+            try {
+                write(s);
+            } catch (IOException e) {
+                first = first == null ? e : first;
+            }
+        }
+        synchronized (failures) {
+            if (first == null && !failures.isEmpty()) {
+                first = failures.get(0);
+            }
+            failures.clear();
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /**
      * Writes one section now if it was read and has changed: the runner saves a check's own state
      * from the check's thread as soon as it is done, so that checks write in parallel rather than
      * one after another at the end of the run. A failure is kept for {@link #flush()} to report.

@@ -232,7 +232,8 @@ public final class SlurmAction implements VerdictAction {
         private void change(Ledger ledger, SlurmState state, String reason, Instant now, String done, boolean withState) {
             ledger.intend(state, reason, now);
             try {
-                store.flush();
+                // Only nhc's Slurm record: in the daemon, other sections may belong to checks still running.
+                store.flush(java.util.List.of(SlurmSection.KEY));
             } catch (IOException e) {
                 // The record on disk no longer says what nhc is about to do. An out-of-date record would make a later
                 // run believe nhc holds nothing and never look; no record makes it ask Slurm and recognise the change

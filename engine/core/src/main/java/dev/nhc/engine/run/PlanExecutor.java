@@ -175,16 +175,16 @@ public final class PlanExecutor {
                 boolean byDeadline = !limit.isBefore(deadline);
                 String why = "probe " + check.check().use() + " did not finish within " + human(allowed)
                         + (byDeadline ? " (the run's deadline)" : "") + "; abandoned";
-                r = result(check, CheckStatus.TIMED_OUT, List.of(policy.timedOut(check, why)), List.of(), elapsed(start), why, req);
+                r = undecided(check, CheckStatus.TIMED_OUT, List.of(policy.timedOut(check, why)), List.of(), elapsed(start), why, req);
                 log().warn("check {}: {}", check.name(), why);
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause() == null ? e : e.getCause();
                 String why = "cannot run: " + describe(cause);
                 log().debug("check {} failed", check.name(), cause);
-                r = result(check, CheckStatus.ERROR, List.of(policy.couldNotRun(check, why)), List.of(), elapsed(start), why, req);
+                r = undecided(check, CheckStatus.ERROR, List.of(policy.couldNotRun(check, why)), List.of(), elapsed(start), why, req);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                r = result(check, CheckStatus.ERROR, List.of(policy.couldNotRun(check, "interrupted")), List.of(), elapsed(start),
+                r = undecided(check, CheckStatus.ERROR, List.of(policy.couldNotRun(check, "interrupted")), List.of(), elapsed(start),
                         "interrupted", req);
             }
             results.put(check.name(), r);
@@ -233,6 +233,7 @@ public final class PlanExecutor {
         } catch (RuntimeException e) {
             log().debug("rules of check {} failed", check.name(), e);
             raw.add(policy.couldNotRun(check, "cannot judge: " + describe(e)));
+            return undecided(check, CheckStatus.COMPLETED, raw, pr.observations(), ms, null, req);
         }
         for (Finding f : pr.findings()) {
             raw.add(probeFinding(f, check));
@@ -257,7 +258,18 @@ public final class PlanExecutor {
     private CheckResult result(PlannedCheck check, CheckStatus status, List<Finding> raw, List<Observation> observations,
                                long ms, String note, RunRequest req) {
         StateSection memory = req.state().section("rules." + check.name());
-        List<Finding> settled = policy.settle(check.check(), raw, memory, req.plan().settings().onUnknown());
+        return checkResult(check, status, policy.settle(check.check(), raw, memory, req.plan().settings().onUnknown()), observations, ms, note);
+    }
+
+    /** A check that saw nothing this run (timed out, threw, rules failed): its for: streaks are not touched. */
+    private CheckResult undecided(PlannedCheck check, CheckStatus status, List<Finding> raw, List<Observation> observations,
+                                  long ms, String note, RunRequest req) {
+        List<Finding> settled = policy.settleUndecided(check.check(), raw, req.plan().settings().onUnknown());
+        return checkResult(check, status, settled, observations, ms, note);
+    }
+
+    private CheckResult checkResult(PlannedCheck check, CheckStatus status, List<Finding> settled, List<Observation> observations,
+                                    long ms, String note) {
         return new CheckResult(check.name(), check.check().use(), check.spec().tags(), status, policy.ofFindings(settled), ms,
                 settled, observations, note);
     }

@@ -191,6 +191,9 @@ public final class ConfigLoader {
         }
         node.entries().forEach((name, value) -> {
             List<String> patterns = patterns(value, "hostgroup '" + name + "'", problems);
+            if (value.isList() && value.items().isEmpty()) {
+                problems.add(value.location(), "hostgroup '" + name + "' has no host patterns; a check 'on: " + name + "' would run nowhere");
+            }
             out.put(name, patterns);
         });
         return out;
@@ -254,7 +257,11 @@ public final class ConfigLoader {
         }
         HostSelector on = HostSelector.all();
         if (c.get("on") != null && !c.get("on").isNull()) {
-            on = HostSelector.parse(patterns(c.get("on"), label + " on", problems), hostgroups);
+            try {
+                on = HostSelector.parse(patterns(c.get("on"), label + " on", problems), hostgroups);
+            } catch (IllegalArgumentException e) {
+                problems.add(c.get("on").location(), label + " on: " + e.getMessage());
+            }
         }
         String where = label + (use != null ? " (" + use + ")" : "");
         Params with = probe == null ? Params.empty()

@@ -81,6 +81,28 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aCheckOnAHostgroupThatExcludesAHostLoads() throws Exception {
+        Config c = configOf(write("""
+                nhc: 1
+                hostgroups:
+                  gpu: "gpu-[01-08], !gpu-03"
+                checks:
+                  - { name: gpus, use: gpu.inventory, on: gpu }
+                  - { name: others, use: disk.usage, on: "!gpu" }
+                """));
+        CheckConfig gpus = c.check("gpus").orElseThrow();
+        assertTrue(gpus.on().matches("gpu-04"));
+        assertTrue(!gpus.on().matches("gpu-03"));
+        assertTrue(c.check("others").orElseThrow().on().matches("gpu-03"));
+    }
+
+    @Test
+    void anEmptyHostgroupIsAnError() throws Exception {
+        ConfigException e = invalid("nhc: 1\nhostgroups:\n  gpu: []\nchecks:\n  - { name: gpus, use: gpu.inventory, on: gpu }\n");
+        assertProblem(e, 3, 8, "hostgroup 'gpu' has no host patterns");
+    }
+
+    @Test
     void malformedYamlNamesLineAndColumn() throws Exception {
         ConfigException e = invalid("nhc: 1\nchecks:\n  - name: a\n    use: [disk.usage\n");
         assertEquals(1, e.problems().size());

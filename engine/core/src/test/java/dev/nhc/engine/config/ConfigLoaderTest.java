@@ -154,6 +154,16 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void zeroTimeLimitsAreRefused() throws Exception {
+        // A zero deadline abandons every check (and FAILs those whose hang means sickness); a zero interval busy-loops the daemon.
+        ConfigException e = invalid("nhc: 1\nsettings: { deadline: 0s, check_timeout: 0, interval: 0ms }\nchecks:\n"
+                + "  - { name: x, use: disk.usage }\n");
+        assertProblem(e, 2, 23, "'deadline' in settings: must be longer than 0");
+        assertProblem(e, 2, 42, "'check_timeout' in settings: must be longer than 0");
+        assertProblem(e, 2, 55, "'interval' in settings: must be longer than 0");
+    }
+
+    @Test
     void duplicateCheckNamesAndDuplicateKeys() throws Exception {
         ConfigException e = invalid("""
                 nhc: 1

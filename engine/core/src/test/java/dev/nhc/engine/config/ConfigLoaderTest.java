@@ -154,6 +154,19 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void yaml11NumbersJavaCannotReadStayText() throws Exception {
+        // YAML 1.1 reads 12:30 as base 60, 0b101 as binary and .inf as infinity: a text param takes them as written.
+        Config c = configOf(write("nhc: 1\nchecks:\n  - { name: a, use: disk.usage, with: { mount: 12:30 } }\n"
+                + "  - { name: b, use: disk.usage, with: { mount: 0b101 } }\n"));
+        assertEquals("12:30", c.check("a").orElseThrow().with().raw("mount"));
+        assertEquals("0b101", c.check("b").orElseThrow().with().raw("mount"));
+        // ... and a number param names the key and the place.
+        ConfigException e = invalid("nhc: 1\nchecks:\n  - { name: a, use: disk.usage, with: { value: 12:30, count: .inf } }\n");
+        assertProblem(e, 3, 48, "'value' in check 'a' (disk.usage) with: must be a whole number, not the text '12:30'");
+        assertProblem(e, 3, 62, "'count' in check 'a' (disk.usage) with: must be a whole number, not the text '.inf'");
+    }
+
+    @Test
     void zeroTimeLimitsAreRefused() throws Exception {
         // A zero deadline abandons every check (and FAILs those whose hang means sickness); a zero interval busy-loops the daemon.
         ConfigException e = invalid("nhc: 1\nsettings: { deadline: 0s, check_timeout: 0, interval: 0ms }\nchecks:\n"

@@ -167,11 +167,12 @@ public final class SeverityPolicy {
         return actionForcedFailure ? EXIT_FAIL : ROWS.get(verdict).exitCode();
     }
 
-    /** dstack's health value (DCGM's 0/10/20) for a severity; an unknown counts as failure only with on_unknown: fail. */
-    public int dstackHealth(Severity s, OnUnknown onUnknown) {
-        if (s == Severity.UNKNOWN && onUnknown == OnUnknown.FAIL) {
-            return DSTACK_FAILURE;
-        }
+    /**
+     * dstack's health value (DCGM's 0/10/20) for a settled severity, straight from the table. A
+     * finding that is still UNKNOWN here was kept so by its check's {@code on_unknown}
+     * ({@link #settle} applied it): the config's default must not overrule that a second time.
+     */
+    public int dstackHealth(Severity s) {
         return ROWS.get(s).dstack();
     }
 

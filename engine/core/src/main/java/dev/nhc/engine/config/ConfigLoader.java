@@ -1,5 +1,6 @@
 package dev.nhc.engine.config;
 
+import dev.nhc.engine.files.IoReason;
 import dev.nhc.engine.files.OpenedFile;
 import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.model.Remedy;
@@ -104,7 +105,7 @@ public final class ConfigLoader {
         } catch (CharacterCodingException e) {
             throw new ConfigException(whole, "is not UTF-8 text");
         } catch (IOException e) {
-            throw new ConfigException(whole, "cannot read: " + e.getMessage());
+            throw new ConfigException(whole, "cannot read: " + IoReason.of(e));
         }
         return parse(name, text, file);
     }

@@ -167,6 +167,12 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aUnitErrorNamesTheKey() throws Exception {
+        ConfigException e = invalid("nhc: 1\nsettings: { deadline: 5x }\nchecks:\n  - { name: x, use: disk.usage }\n");
+        assertProblem(e, 2, 23, "'deadline' in settings: unknown unit 'x' in '5x'");
+    }
+
+    @Test
     void zeroTimeLimitsAreRefused() throws Exception {
         // A zero deadline abandons every check (and FAILs those whose hang means sickness); a zero interval busy-loops the daemon.
         ConfigException e = invalid("nhc: 1\nsettings: { deadline: 0s, check_timeout: 0, interval: 0ms }\nchecks:\n"

@@ -23,11 +23,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -212,11 +210,6 @@ public final class PlanExecutor {
         }
         List<Finding> raw = new ArrayList<>();
         List<Observation> readable = new ArrayList<>();
-        // An entity the probe judged itself (transition: probes that still return findings) gets no extra PASS from the rules.
-        Set<Entity> judgedByProbe = new HashSet<>();
-        for (Finding f : pr.findings()) {
-            judgedByProbe.add(f.entity());
-        }
         for (Observation o : pr.observations()) {
             if (o.readable()) {
                 readable.add(o);
@@ -225,34 +218,13 @@ public final class PlanExecutor {
             }
         }
         try {
-            for (Finding f : check.rules().judge(readable, check.name())) {
-                if (f.severity() != Severity.PASS || !judgedByProbe.contains(f.entity())) {
-                    raw.add(f);
-                }
-            }
+            raw.addAll(check.rules().judge(readable, check.name()));
         } catch (RuntimeException e) {
             log().debug("rules of check {} failed", check.name(), e);
             raw.add(policy.couldNotRun(check, "cannot judge: " + describe(e)));
             return undecided(check, CheckStatus.COMPLETED, raw, pr.observations(), ms, null, req);
         }
-        for (Finding f : pr.findings()) {
-            raw.add(probeFinding(f, check));
-        }
         return result(check, CheckStatus.COMPLETED, raw, pr.observations(), ms, null, req);
-    }
-
-    /** Transition: a finding a probe still decides itself; the check's remedy and slurm_state override it on FAIL. */
-    private static Finding probeFinding(Finding f, PlannedCheck check) {
-        Finding out = f.withCheck(check.name());
-        if (out.severity() == Severity.FAIL) {
-            if (check.check().remedy() != null) {
-                out = out.withRemedy(check.check().remedy());
-            }
-            if (check.check().slurmState() != null) {
-                out = out.withSlurmState(check.check().slurmState());
-            }
-        }
-        return out;
     }
 
     private CheckResult result(PlannedCheck check, CheckStatus status, List<Finding> raw, List<Observation> observations,

@@ -67,7 +67,7 @@ public record Settings(Params values) {
         if (s != null) {
             return Path.of(s);
         }
-        if ("root".equals(System.getProperty("user.name"))) {
+        if (Ownership.runningAsRoot()) {
             return Path.of("/var/lib/nhc");
         }
         String xdg = System.getenv("XDG_STATE_HOME");

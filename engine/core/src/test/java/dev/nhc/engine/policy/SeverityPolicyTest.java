@@ -76,12 +76,6 @@ class SeverityPolicyTest {
     }
 
     @Test
-    void configInvalidAndNhcsOwnErrorHaveTheirExitCodes() {
-        assertEquals(2, SeverityPolicy.EXIT_INVALID);
-        assertEquals(3, SeverityPolicy.EXIT_INTERNAL);
-    }
-
-    @Test
     void theCircuitBreakerMakesAnOtherwisePassingRunExitOne() {
         assertEquals(1, policy.exitCode(Severity.PASS, true));
     }

@@ -37,8 +37,8 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader {
     private static final List<String> TOP_LEVEL = List.of("nhc", "settings", "hostgroups", "checks");
-    private static final List<String> CHECK_KEYS = List.of("name", "use", "description", "on", "with", "warn", "fail",
-            "message", "remedy", "slurm_state", "for", "on_unknown", "timeout", "every", "enabled");
+    /** The keys a check accepts: the names of {@link #checkKeys()}, so {@code nhc list} and the loader never disagree. */
+    private static final List<String> CHECK_KEYS = checkKeys().stream().map(ParamSpec::name).toList();
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
     private final ProbeRegistry registry;
@@ -348,6 +348,7 @@ public final class ConfigLoader {
         return List.of(
                 ParamSpec.text("name", "unique name of the check, used in reports and Slurm reasons").required(),
                 ParamSpec.text("use", "the probe to run (nhc list)").required(),
+                ParamSpec.text("description", "what the check is for, in words (a note for whoever reads the config; nhc does not use it)"),
                 ParamSpec.texts("on", "host patterns or hostgroups this check applies to"),
                 ParamSpec.map("with", "the probe's parameters"),
                 ParamSpec.any("warn", "conditions for WARN (replace the probe's default warn rules)"),

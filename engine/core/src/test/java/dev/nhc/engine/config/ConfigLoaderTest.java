@@ -173,6 +173,14 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void nhcListShowsEveryKeyACheckAccepts() throws Exception {
+        configOf(write("nhc: 1\nchecks:\n  - { name: x, use: disk.usage, description: root file system space }\n"));
+        assertTrue(ConfigLoader.checkKeys().stream().anyMatch(k -> k.name().equals("description")));
+        ConfigException e = invalid("nhc: 1\nchecks:\n  - { name: x, use: disk.usage, descripton: typo }\n");
+        assertProblem(e, 3, 33, "known: " + String.join(", ", ConfigLoader.checkKeys().stream().map(k -> k.name()).toList()));
+    }
+
+    @Test
     void zeroTimeLimitsAreRefused() throws Exception {
         // A zero deadline abandons every check (and FAILs those whose hang means sickness); a zero interval busy-loops the daemon.
         ConfigException e = invalid("nhc: 1\nsettings: { deadline: 0s, check_timeout: 0, interval: 0ms }\nchecks:\n"

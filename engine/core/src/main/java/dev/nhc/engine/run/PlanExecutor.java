@@ -4,14 +4,13 @@ import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.PlannedCheck;
 import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.engine.state.StateSection;
+import dev.nhc.engine.report.JsonReport;
+import dev.nhc.engine.report.VerdictJson;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
-import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
-import dev.nhc.model.SlurmState;
 import dev.nhc.model.Verdict;
 import dev.nhc.probe.PriorObservations;
 import dev.nhc.probe.ProbeResult;
@@ -262,19 +261,10 @@ public final class PlanExecutor {
         schedule.put("last_run." + check.name(), clock.millis());
         List<Map<String, Object>> saved = new ArrayList<>();
         for (Finding f : r.findings()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("entity_kind", f.entity().kind().label());
-            m.put("entity_id", f.entity().id());
-            m.put("entity", f.entity().label());
-            if (f.entity().pciBusId() != null) {
-                m.put("pci_bus_id", f.entity().pciBusId());
-            }
-            m.put("severity", f.severity().label());
-            m.put("message", f.message());
-            m.put("remedy", f.remedy().label());
-            if (f.slurmState() != null) {
-                m.put("slurm_state", f.slurmState().label());
-            }
+            // The report's form, without what a carried-over finding does not show (observed values) and empty keys.
+            Map<String, Object> m = JsonReport.finding(f);
+            m.remove("observed");
+            m.values().removeIf(java.util.Objects::isNull);
             saved.add(m);
         }
         schedule.put("last_findings." + check.name(), saved);
@@ -287,14 +277,9 @@ public final class PlanExecutor {
         Object saved = schedule.get("last_findings." + check.name());
         if (saved instanceof List<?> list) {
             for (Object o : list) {
-                if (o instanceof Map<?, ?> m) {
-                    try {
-                        findings.add(new Finding(check.name(), savedEntity(m), Severity.parse(String.valueOf(m.get("severity"))),
-                                String.valueOf(m.get("message")), Remedy.parse(String.valueOf(m.get("remedy"))),
-                                m.get("slurm_state") == null ? null : SlurmState.parse(String.valueOf(m.get("slurm_state"))), Map.of()));
-                    } catch (IllegalArgumentException ignored) {
-                        // A hand-edited or older state entry: drop it; the check runs again when due.
-                    }
+                Finding f = VerdictJson.finding(o, check.name());
+                if (f != null) { // else a hand-edited or older state entry: dropped; the check runs again when due
+                    findings.add(f.withCheck(check.name()));
                 }
             }
         }
@@ -302,24 +287,6 @@ public final class PlanExecutor {
                 + " ago, next in " + human(Duration.between(now, next)) + "; showing its last result";
         return new CheckResult(check.name(), check.check().use(), check.spec().tags(), CheckStatus.COMPLETED, policy.ofFindings(findings),
                 0, findings, List.of(), note);
-    }
-
-    /** An entity saved with a finding; entries of nhc 0.1 have only the label. */
-    private static Entity savedEntity(Map<?, ?> m) {
-        String label = String.valueOf(m.get("entity"));
-        Object kind = m.get("entity_kind");
-        Object id = m.get("entity_id");
-        if (kind == null || id == null) {
-            return label.equals("node") ? Entity.NODE : Entity.of(Entity.Kind.OTHER, label);
-        }
-        Entity.Kind k = Entity.Kind.OTHER;
-        for (Entity.Kind x : Entity.Kind.values()) {
-            if (x.label().equals(kind)) {
-                k = x;
-            }
-        }
-        Object pci = m.get("pci_bus_id");
-        return new Entity(k, String.valueOf(id), label, pci == null ? null : String.valueOf(pci));
     }
 
     private long elapsed(Instant start) {

@@ -182,6 +182,8 @@ class PlanExecutorTest {
         assertEquals(Severity.FAIL, second.severity(), "the last result is still reported");
         assertTrue(check(second, "diag").note().startsWith("not due (every 6h)"), check(second, "diag").note());
         assertEquals("pcie test failed", second.findings().get(0).message());
+        assertEquals(Entity.gpu(0, null), second.findings().get(0).entity(), "the entity comes back whole, not as a label");
+        assertEquals("diag", second.findings().get(0).check());
         runner().run(RunRequest.of(c, "gpu-001", new StateStore(dir)).withOnly(Set.of("diag")));
         assertEquals(2, calls.get(), "--only runs it even when not due");
     }

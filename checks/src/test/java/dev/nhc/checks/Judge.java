@@ -28,9 +28,6 @@ public final class Judge {
             }
         }
         out.addAll(check.rules().judge(readable, check.name()));
-        for (Finding f : result.findings()) {
-            out.add(f.withCheck(check.name()));
-        }
         return out;
     }
 }

@@ -57,7 +57,7 @@ public final class HealthMerge {
         }
         if (shim instanceof ShimHealth.Malformed bad) {
             // The DCGM view is lost; like any check that could not decide, that counts by on_unknown.
-            int health = value(Severity.UNKNOWN, onUnknown);
+            int health = unsettled(onUnknown);
             incidents.add(incident(0, health, "nhc: dstack-shim's health answer is unusable (" + bad.why()
                     + "); showing nhc's verdict only", 0, 0));
         }
@@ -78,7 +78,7 @@ public final class HealthMerge {
     static List<Map<String, Object>> nhcIncidents(Verdict verdict, OnUnknown onUnknown) {
         List<Map<String, Object>> out = new ArrayList<>();
         if (verdict == null) {
-            out.add(incident(0, value(Severity.UNKNOWN, onUnknown), "nhc: no verdict yet (first run in progress)", 0, 0));
+            out.add(incident(0, unsettled(onUnknown), "nhc: no verdict yet (first run in progress)", 0, 0));
             return out;
         }
         for (CheckResult c : verdict.checks()) {
@@ -93,21 +93,29 @@ public final class HealthMerge {
                 any = true;
                 OptionalInt gpu = f.entity().gpuIndex();
                 String check = f.check() != null ? f.check() : c.name();
-                out.add(incident(DcgmSystem.of(c.tags(), f.severity()), value(f.severity(), onUnknown),
+                out.add(incident(DcgmSystem.of(c.tags(), f.severity()), value(f.severity()),
                         "nhc: " + check + ": " + f.message(), gpu.isPresent() ? 1 : 0, gpu.orElse(0)));
             }
             if (!any && c.severity() != Severity.PASS) {
                 String why = c.note() != null ? c.note() : c.status().label();
-                out.add(incident(DcgmSystem.of(c.tags(), c.severity()), value(c.severity(), onUnknown),
+                out.add(incident(DcgmSystem.of(c.tags(), c.severity()), value(c.severity()),
                         "nhc: " + c.name() + ": " + why, 0, 0));
             }
         }
         return out;
     }
 
-    /** dstack's health value for a severity: the severity policy's mapping. */
-    public static int value(Severity s, OnUnknown onUnknown) {
-        return SeverityPolicy.STANDARD.dstackHealth(s, onUnknown);
+    /**
+     * dstack's health value for a check's or finding's severity: the severity policy's mapping. The
+     * check's own on_unknown was applied when it was settled; the config's default must not be again.
+     */
+    public static int value(Severity s) {
+        return SeverityPolicy.STANDARD.dstackHealth(s);
+    }
+
+    /** dstack's health value for an unknown no check settled (no verdict yet, an unusable shim answer): settings.on_unknown decides. */
+    static int unsettled(OnUnknown onUnknown) {
+        return value(SeverityPolicy.STANDARD.unknownCountsAs(onUnknown));
     }
 
     /** Why the shim's body would fail dstack's validation, or null when it would pass. */

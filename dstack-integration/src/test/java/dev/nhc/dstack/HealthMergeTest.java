@@ -81,11 +81,18 @@ class HealthMergeTest {
     }
 
     @Test
-    void unknownCountsAsWarningUnlessOnUnknownSaysFail() {
+    void aSettledUnknownIsAWarningWhateverTheConfigsDefault() {
+        // A finding still UNKNOWN in a verdict was kept so by its check's own on_unknown: ignore.
         var v = Verdicts.with(check("dcgm", "dcgm.health", CheckStatus.ERROR, finding("node", Severity.UNKNOWN, "dcgmi not found")));
         assertEquals(10, dcgm(HealthMerge.merge(new ShimHealth.Down("x"), v, OnUnknown.IGNORE)).get("overall_health"));
-        assertEquals(10, dcgm(HealthMerge.merge(new ShimHealth.Down("x"), v, OnUnknown.WARN)).get("overall_health"));
-        assertEquals(20, dcgm(HealthMerge.merge(new ShimHealth.Down("x"), v, OnUnknown.FAIL)).get("overall_health"));
+        assertEquals(10, dcgm(HealthMerge.merge(new ShimHealth.Down("x"), v, OnUnknown.FAIL)).get("overall_health"));
+    }
+
+    @Test
+    void anUnknownNoCheckSettledCountsByTheConfigsOnUnknown() {
+        assertEquals(10, dcgm(HealthMerge.merge(new ShimHealth.Down("x"), null, OnUnknown.WARN)).get("overall_health"));
+        assertEquals(20, dcgm(HealthMerge.merge(new ShimHealth.Down("x"), null, OnUnknown.FAIL)).get("overall_health"));
+        assertEquals(20, dcgm(HealthMerge.merge(new ShimHealth.Malformed("x"), Verdicts.healthy(), OnUnknown.FAIL)).get("overall_health"));
     }
 
     @Test

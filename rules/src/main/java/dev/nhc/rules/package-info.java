@@ -1,7 +1,9 @@
 /**
  * The rule language of a check's {@code warn:}, {@code fail:} and {@code message:}, and its
- * evaluation per entity ({@link dev.nhc.rules.RulesEvaluator}, found by the engine through
- * ServiceLoader).
+ * evaluation per entity. {@link dev.nhc.rules.RuleEngine} is the engine's
+ * {@link dev.nhc.engine.plan.RulesCompiler}, passed to the {@code ConfigLoader} explicitly by
+ * whoever builds it (the CLI's {@code Wiring}); it compiles each check's rules once, when the
+ * config is loaded.
  *
  * <h2>Conditions</h2>
  * <pre>
@@ -23,11 +25,14 @@
  *
  * <h2>Which rules apply</h2>
  * A check's {@code fail:} replaces all of its probe's default FAIL rules, {@code warn:} all
- * default WARN rules; what is not given keeps the defaults. Per entity, FAIL rules are tried first,
- * then WARN; the first map that holds decides. The message is the check's {@code message:}, else
- * the rule's own, else automatic ({@code "/scratch: used_percent 97.2% > 95%"}); placeholders are
- * field names, {@code {entity}}, {@code {check}} and {@code {value}} (the first field of the map
- * that fired). The check's {@code remedy:} and {@code slurm_state:} override the rule's.
+ * default WARN rules; what is not given keeps the defaults. A probe's default UNKNOWN rules ("this
+ * reading means the check cannot decide") are never replaced. Per entity, FAIL rules are tried
+ * first, then WARN, then UNKNOWN; the first map that holds decides. The message is the check's
+ * {@code message:}, else the rule's own, else automatic ({@code "/scratch: used_percent 97.2% > 95%"});
+ * placeholders are field names, {@code {entity}}, {@code {check}}, {@code {value}} (the first
+ * field of the map that fired), {@code {with.name}} (the check's parameter) and
+ * {@code {field|one|many}} (the word that agrees with the field's number: "1 error", "2 errors").
+ * The check's {@code remedy:} and {@code slurm_state:} override the rule's.
  *
  * <h2>Fields that are not reported</h2>
  * A field a probe leaves out is "not available here" (e.g. NVML's NOT_SUPPORTED). A map over it
@@ -36,8 +41,10 @@
  * field at all for it.
  *
  * <h2>for: N</h2>
- * A WARN or FAIL counts after N consecutive runs at that severity or worse; until then it is
- * reported one step down with "fail condition met 2 of 3 consecutive runs: …". A pass resets the
- * count, UNKNOWN leaves it, and it applies to the probe's own findings as well.
+ * Applied by the engine's severity policy after these rules judged (not here): a WARN or FAIL
+ * counts after N consecutive runs at that severity or worse; until then it is reported as what has
+ * lasted N runs (PASS, or WARN under a building FAIL) with "fail condition met 2 of 3 consecutive
+ * runs: …". A pass resets the count, UNKNOWN
+ * leaves it; a run in which the probe timed out or threw neither counts nor resets.
  */
 package dev.nhc.rules;

@@ -140,7 +140,7 @@ public final class ScriptJsProbe implements Probe {
             return unknown(e.getMessage());
         }
         try {
-            return new ProbeResult(reported(JSON.std.anyFrom(resultJson)), List.of(), null);
+            return new ProbeResult(reported(JSON.std.anyFrom(resultJson)), null);
         } catch (IllegalArgumentException e) {
             return unknown(name + " returned findings nhc cannot read: " + e.getMessage());
         }

@@ -203,7 +203,7 @@ public final class ScriptProbe implements Probe {
         }
         List<Observation> all = new ArrayList<>(reported);
         all.add(run.build());
-        return new ProbeResult(all, List.of(), null);
+        return new ProbeResult(all, null);
     }
 
     /** The script could not be run: the check cannot decide for the node. */

@@ -38,7 +38,7 @@ public final class LoadCostMain {
                     "source", "Object.entries(observations.gpus).filter(([g, f]) => f.temperature > 85 && f.power < 150)"
                             + ".map(([g, f]) => ({entity: g, severity: 'warn', message: g + ' hot at low power'}))")));
         }
-        System.out.println(mode + ": " + (r == null ? "-" : r.findings()));
+        System.out.println(mode + ": " + (r == null ? "-" : r.observations()));
     }
 
     private static PriorObservations prior(Map<String, List<Observation>> byCheck) {

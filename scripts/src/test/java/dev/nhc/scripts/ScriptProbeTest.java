@@ -42,7 +42,6 @@ class ScriptProbeTest {
     /** What the probe observes for a check with {@code command: [script]} and the further with: keys {@code more}. */
     private ProbeResult observe(ScriptProbe p, Path script, String more) throws Exception {
         ProbeResult r = p.probe(new TestProbeContext(tmp).with(p.spec(), "{ command: [" + script + "]" + more + " }"));
-        assertTrue(r.findings().isEmpty(), "a probe only observes");
         return r;
     }
 

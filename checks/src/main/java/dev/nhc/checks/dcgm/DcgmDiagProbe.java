@@ -142,7 +142,7 @@ public final class DcgmDiagProbe implements Probe {
         }
         List<Observation> out = new ArrayList<>();
         observations.forEach(o -> out.add(o.with(Map.of("age", 0L))));
-        return new ProbeResult(out, List.of(), null);
+        return new ProbeResult(out, null);
     }
 
     /** Per entity: its failed, configuration-only and warned tests; the node also gets the summary. */
@@ -210,7 +210,7 @@ public final class DcgmDiagProbe implements Probe {
             }
             out.add(o.with(more));
         }
-        return new ProbeResult(out, List.of(), null).asCarriedOver();
+        return new ProbeResult(out, null).asCarriedOver();
     }
 
     /** Nothing failed or warned, something ran, no runtime error: there is nothing to carry over. */

@@ -95,6 +95,6 @@ public final class GpuInventoryProbe implements Probe {
         List<Observation> all = new ArrayList<>();
         all.add(gpus);
         all.addAll(read);
-        return new ProbeResult(all, List.of(), null);
+        return new ProbeResult(all, null);
     }
 }

@@ -81,7 +81,7 @@ public final class GpuScan {
                 out.add(Observation.unreadable(entity(gpu), gpu.label() + ": not read before the check's deadline"));
             }
         }
-        return new ProbeResult(out, List.of(), null);
+        return new ProbeResult(out, null);
     }
 
     /**

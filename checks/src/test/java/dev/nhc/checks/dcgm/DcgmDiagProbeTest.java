@@ -363,6 +363,5 @@ class DcgmDiagProbeTest {
         assertEquals(0L, gpu2.get("config_failed"));
         assertEquals(2L, gpu2.get("level"));
         assertNull(r.skipped());
-        assertTrue(r.findings().isEmpty(), "the probe only observes");
     }
 }

@@ -241,6 +241,5 @@ class DcgmHealthProbeTest {
         Observation node = r.observations().get(0);
         assertEquals(20L, node.get("overall"));
         assertEquals(3L, node.get("incidents"));
-        assertTrue(r.findings().isEmpty(), "the probe only observes");
     }
 }

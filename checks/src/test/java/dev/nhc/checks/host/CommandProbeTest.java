@@ -27,7 +27,6 @@ class CommandProbeTest {
 
     private Observation observe(String with) throws Exception {
         ProbeResult r = new CommandProbe().probe(new TestProbeContext(root).budget(Duration.ofSeconds(5)).with(new CommandProbe().spec(), with));
-        assertTrue(r.findings().isEmpty(), "a probe only observes");
         assertEquals(1, r.observations().size());
         return r.observations().get(0);
     }

@@ -52,7 +52,6 @@ class ProcessProbeTest {
     private Observation observe(String with) throws IOException {
         ProbeResult r = new ProcessProbe().probe(ctx.with(new ProcessProbe().spec(), with));
         assertEquals(1, r.observations().size(), r.observations().toString());
-        assertTrue(r.findings().isEmpty(), "a probe only observes");
         return r.observations().get(0);
     }
 

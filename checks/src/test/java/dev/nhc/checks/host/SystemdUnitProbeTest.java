@@ -41,7 +41,6 @@ class SystemdUnitProbeTest {
     private Observation observe(String unit, Path systemctl) throws Exception {
         ProbeResult r = new SystemdUnitProbe().probe(new TestProbeContext(bin).budget(Duration.ofSeconds(3))
                 .with(new SystemdUnitProbe().spec(), "{ unit: " + unit + ", systemctl: " + systemctl + " }"));
-        assertTrue(r.findings().isEmpty(), "a probe only observes");
         assertEquals(1, r.observations().size());
         return r.observations().get(0);
     }

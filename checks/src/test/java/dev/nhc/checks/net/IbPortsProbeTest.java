@@ -53,7 +53,6 @@ class IbPortsProbeTest {
 
     private List<Observation> observe(TestProbeContext ctx, String with) throws IOException {
         ProbeResult r = new IbPortsProbe().probe(ctx.with(new IbPortsProbe().spec(), with));
-        assertTrue(r.findings().isEmpty(), "a probe only observes");
         return r.observations();
     }
 

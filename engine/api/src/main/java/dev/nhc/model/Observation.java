@@ -43,7 +43,7 @@ public record Observation(Entity entity, Map<String, Object> fields, String prob
         return new Observation(entity, Map.of(), why == null || why.isBlank() ? "could not be read" : why);
     }
 
-    /** An observation of this entity with these fields and no problem. */
+    /** This observation with these fields added (replacing equal names); its problem, if any, is kept. */
     public Observation with(Map<String, Object> more) {
         Map<String, Object> m = new LinkedHashMap<>(fields);
         m.putAll(more);

@@ -2,7 +2,7 @@ package dev.nhc.probe;
 
 /**
  * A check type, such as {@code disk.usage} or {@code gpu.ecc}: reads the system once and returns
- * observations per entity (and, where the domain decides by itself, findings).
+ * observations per entity. It never decides a severity: the check's rules judge what it saw.
  *
  * <p>Probes are registered by name in a {@link ProbeCatalog} (created when a config uses them) or
  * listed themselves under {@code META-INF/services/dev.nhc.probe.Probe} (created on every

@@ -1,41 +1,38 @@
 package dev.nhc.probe;
 
-import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a probe returns: observations for the rules to judge, plus findings the probe decided by
- * itself (a lost GPU, a missing mount, an unreadable source as UNKNOWN). Findings need no check
- * name; the runner fills it in. {@code skipped} non-null means the probe had nothing to look at
- * (e.g. replay without the capture it needs): the check is reported as skipped with that reason.
- * {@code carriedOver}: the probe did not look now but reports what it found earlier (a diagnostic
- * that must not run while jobs use the GPUs); for an {@code every:} check this is not a run, so the
- * next real one is not pushed back.
+ * What a probe returns: observations for the check's rules to judge (a probe never decides a
+ * severity; an entity it could not read is an {@link Observation#unreadable} observation).
+ * {@code skipped} non-null means the probe had nothing to look at (e.g. replay without the capture
+ * it needs): the check is reported as skipped with that reason. {@code carriedOver}: the probe did
+ * not look now but reports what it found earlier (a diagnostic that must not run while jobs use
+ * the GPUs); for an {@code every:} check this is not a run, so the next real one is not pushed back.
  */
-public record ProbeResult(List<Observation> observations, List<Finding> findings, String skipped, boolean carriedOver) {
+public record ProbeResult(List<Observation> observations, String skipped, boolean carriedOver) {
 
     public ProbeResult {
         observations = List.copyOf(observations);
-        findings = List.copyOf(findings);
     }
 
-    public ProbeResult(List<Observation> observations, List<Finding> findings, String skipped) {
-        this(observations, findings, skipped, false);
+    public ProbeResult(List<Observation> observations, String skipped) {
+        this(observations, skipped, false);
     }
 
     public ProbeResult asCarriedOver() {
-        return new ProbeResult(observations, findings, skipped, true);
+        return new ProbeResult(observations, skipped, true);
     }
 
     public static ProbeResult of(Observation... observations) {
-        return new ProbeResult(List.of(observations), List.of(), null);
+        return new ProbeResult(List.of(observations), null);
     }
 
     public static ProbeResult skipped(String why) {
-        return new ProbeResult(List.of(), List.of(), why);
+        return new ProbeResult(List.of(), why);
     }
 
     public static Builder builder() {
@@ -44,20 +41,14 @@ public record ProbeResult(List<Observation> observations, List<Finding> findings
 
     public static final class Builder {
         private final List<Observation> observations = new ArrayList<>();
-        private final List<Finding> findings = new ArrayList<>();
 
         public Builder observe(Observation o) {
             observations.add(o);
             return this;
         }
 
-        public Builder finding(Finding f) {
-            findings.add(f);
-            return this;
-        }
-
         public ProbeResult build() {
-            return new ProbeResult(observations, findings, null);
+            return new ProbeResult(observations, null);
         }
     }
 }

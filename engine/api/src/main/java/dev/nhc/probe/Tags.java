@@ -7,7 +7,7 @@ package dev.nhc.probe;
  * system a finding belongs to — and never by a probe's name. A site probe uses the same words.
  */
 public final class Tags {
-    /** About the GPUs: a hang means a sick GPU; an XID event re-runs it. */
+    /** About the GPUs: an XID event re-runs it. (Whether a hang means a sick GPU is the spec's {@code timeoutFails}, not a tag.) */
     public static final String GPU = "gpu";
     /** Reads NVML (or, in a replay, an {@code nvidia-smi -q} capture). */
     public static final String NVML = "nvml";

@@ -9,7 +9,6 @@ import dev.nhc.checks.host.Executables;
 import dev.nhc.checks.host.SystemdUnits;
 import dev.nhc.checks.kernel.KernelLogReader;
 import dev.nhc.model.Entity;
-import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
 import dev.nhc.probe.DefaultRule;
@@ -184,12 +183,10 @@ public final class GpuFabricProbe implements Probe {
         Optional<FabricManagerLogCapture> capture = ctx.service(FabricManagerLogCapture.class);
         boolean replay = capture.isPresent() || ctx.service(GpuSource.class).isPresent();
         List<Observation> observations = new ArrayList<>();
-        List<Finding> gpuFindings = new ArrayList<>();
 
         ProbeResult gpus = GpuScan.run(ctx, GpuData.FABRIC, (gpu, out) -> observe(gpu.fabric(), out));
         boolean gpusRead = gpus.skipped() == null;
         observations.addAll(gpus.observations());
-        gpuFindings.addAll(gpus.findings());
         boolean onFabric = false;
         for (Observation o : gpus.observations()) {
             Object state = o.get("fabric_state");
@@ -214,7 +211,7 @@ public final class GpuFabricProbe implements Probe {
         if (!gpusRead && !logRead && observations.isEmpty()) {
             return ProbeResult.skipped(gpus.skipped());
         }
-        return new ProbeResult(observations, gpuFindings, null);
+        return new ProbeResult(observations, null);
     }
 
     /** The GPU's fabric fields; none for a GPU or driver without fabric information. */

@@ -167,7 +167,6 @@ class GpuFabricProbeTest {
         TestProbeContext ctx = new TestProbeContext(root).setting("nvml_library", FakeNvml.library()).budget(Duration.ofSeconds(8))
                 .with(new GpuFabricProbe().spec(), "{ systemctl: " + systemctl + " }");
         ProbeResult r = new GpuFabricProbe().probe(ctx);
-        assertTrue(r.findings().isEmpty(), "a probe only observes");
         Observation gpu = r.observations().stream().filter(o -> o.entity().label().equals("GPU 3")).findFirst().orElseThrow();
         assertEquals("completed", gpu.get("fabric_state"));
         assertEquals("SUCCESS", gpu.get("fabric_status"));

@@ -464,7 +464,6 @@ class GpuXidProbeTest {
         assertEquals("reset-gpu", o.get("remedy"));
         assertEquals("XID 48 (double-bit ECC error) since [1.000000]: dbe; XID 31 (GPU memory page fault) ×2 at [1.100000]: fault again",
                 o.get("xids"));
-        assertTrue(r.findings().isEmpty(), "the probe only observes");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.nhc.engine.config;
 
+import dev.nhc.engine.files.IoReason;
 import dev.nhc.engine.files.OpenedFile;
 import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.model.Remedy;
@@ -36,8 +37,8 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader {
     private static final List<String> TOP_LEVEL = List.of("nhc", "settings", "hostgroups", "checks");
-    private static final List<String> CHECK_KEYS = List.of("name", "use", "description", "on", "with", "warn", "fail",
-            "message", "remedy", "slurm_state", "for", "on_unknown", "timeout", "every", "enabled");
+    /** The keys a check accepts: the names of {@link #checkKeys()}, so {@code nhc list} and the loader never disagree. */
+    private static final List<String> CHECK_KEYS = checkKeys().stream().map(ParamSpec::name).toList();
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
     private final ProbeRegistry registry;
@@ -104,7 +105,7 @@ public final class ConfigLoader {
         } catch (CharacterCodingException e) {
             throw new ConfigException(whole, "is not UTF-8 text");
         } catch (IOException e) {
-            throw new ConfigException(whole, "cannot read: " + e.getMessage());
+            throw new ConfigException(whole, "cannot read: " + IoReason.of(e));
         }
         return parse(name, text, file);
     }
@@ -191,6 +192,9 @@ public final class ConfigLoader {
         }
         node.entries().forEach((name, value) -> {
             List<String> patterns = patterns(value, "hostgroup '" + name + "'", problems);
+            if (value.isList() && value.items().isEmpty()) {
+                problems.add(value.location(), "hostgroup '" + name + "' has no host patterns; a check 'on: " + name + "' would run nowhere");
+            }
             out.put(name, patterns);
         });
         return out;
@@ -254,7 +258,11 @@ public final class ConfigLoader {
         }
         HostSelector on = HostSelector.all();
         if (c.get("on") != null && !c.get("on").isNull()) {
-            on = HostSelector.parse(patterns(c.get("on"), label + " on", problems), hostgroups);
+            try {
+                on = HostSelector.parse(patterns(c.get("on"), label + " on", problems), hostgroups);
+            } catch (IllegalArgumentException e) {
+                problems.add(c.get("on").location(), label + " on: " + e.getMessage());
+            }
         }
         String where = label + (use != null ? " (" + use + ")" : "");
         int beforeWith = problems.size();
@@ -347,6 +355,7 @@ public final class ConfigLoader {
         return List.of(
                 ParamSpec.text("name", "unique name of the check, used in reports and Slurm reasons").required(),
                 ParamSpec.text("use", "the probe to run (nhc list)").required(),
+                ParamSpec.text("description", "what the check is for, in words (a note for whoever reads the config; nhc does not use it)"),
                 ParamSpec.texts("on", "host patterns or hostgroups this check applies to"),
                 ParamSpec.map("with", "the probe's parameters"),
                 ParamSpec.any("warn", "conditions for WARN (replace the probe's default warn rules)"),

@@ -9,16 +9,23 @@ import java.util.regex.Pattern;
  * Which hosts a check applies to, matched against the short host name. Accepts Slurm-style
  * ranges ({@code gpu-[001-128]}, {@code node[1-4,7]}), globs ({@code login*}), hostgroup names,
  * lists (any of), and negation ({@code !login*}): a host is selected when it matches at least one
- * positive pattern (or there are only negative ones) and no negative one.
+ * positive pattern (or there are only negative ones) and no negative one. A hostgroup is a
+ * selector of its own, negations included ({@code gpu: "gpu-[01-08], !gpu-03"}): {@code gpu}
+ * selects the hosts the group selects, {@code !gpu} every other host.
  */
 public final class HostSelector {
     private static final HostSelector ALL = new HostSelector(List.of(), List.of(), "*");
 
-    private final List<Glob> include;
-    private final List<Glob> exclude;
+    /** A glob, or a hostgroup's own selector. */
+    private interface Matcher {
+        boolean matches(String host);
+    }
+
+    private final List<Matcher> include;
+    private final List<Matcher> exclude;
     private final String text;
 
-    private HostSelector(List<Glob> include, List<Glob> exclude, String text) {
+    private HostSelector(List<Matcher> include, List<Matcher> exclude, String text) {
         this.include = include;
         this.exclude = exclude;
         this.text = text;
@@ -28,22 +35,37 @@ public final class HostSelector {
         return ALL;
     }
 
-    /** Parses patterns; a pattern that names a hostgroup stands for that group's patterns. */
+    /**
+     * Parses patterns; a pattern that names a hostgroup stands for the hosts that group selects (a
+     * group's own patterns are host patterns, not group names).
+     *
+     * @throws IllegalArgumentException naming the pattern, when one is not a valid host pattern
+     */
     public static HostSelector parse(List<String> patterns, Map<String, List<String>> hostgroups) {
-        List<Glob> inc = new ArrayList<>();
-        List<Glob> exc = new ArrayList<>();
+        List<Matcher> inc = new ArrayList<>();
+        List<Matcher> exc = new ArrayList<>();
         for (String raw : patterns) {
             String p = raw.trim();
             boolean negate = p.startsWith("!");
             if (negate) {
                 p = p.substring(1).trim();
             }
-            List<String> expanded = hostgroups.containsKey(p) ? hostgroups.get(p) : List.of(p);
-            for (String e : expanded) {
-                (negate ? exc : inc).add(compile(e));
-            }
+            Matcher m = hostgroups.containsKey(p) ? group(p, hostgroups.get(p)) : compile(p);
+            (negate ? exc : inc).add(m);
         }
         return new HostSelector(inc, exc, String.join(", ", patterns));
+    }
+
+    /** A group with no pattern selects no host (not every host, as a selector without positives would). */
+    private static Matcher group(String name, List<String> patterns) {
+        if (patterns.isEmpty()) {
+            return host -> false;
+        }
+        try {
+            return parse(patterns, Map.of())::matches;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("hostgroup '" + name + "': " + e.getMessage(), e);
+        }
     }
 
     public boolean matches(String shortHostname) {
@@ -67,8 +89,9 @@ public final class HostSelector {
     }
 
     /** A compiled pattern: a regex whose groups are numeric ranges, checked by value after the regex matches. */
-    record Glob(Pattern regex, List<List<long[]>> ranges) {
-        boolean matches(String host) {
+    record Glob(Pattern regex, List<List<long[]>> ranges) implements Matcher {
+        @Override
+        public boolean matches(String host) {
             java.util.regex.Matcher m = regex.matcher(host);
             if (!m.matches()) {
                 return false;

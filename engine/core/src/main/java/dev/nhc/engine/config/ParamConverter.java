@@ -147,7 +147,10 @@ public final class ParamConverter {
                 }
             };
         } catch (IllegalArgumentException e) {
-            problems.add(v.location(), e.getMessage().startsWith("'" + spec.name()) || e.getMessage().contains(" in ") ? e.getMessage() : what + ": " + e.getMessage());
+            // Messages built here name the key already ("'size' in ...", "each item of 'size' in ..."); the
+            // parsers' ("unknown unit 'x' in '5x'") do not, and get it in front.
+            String m = String.valueOf(e.getMessage());
+            problems.add(v.location(), m.contains(what) ? m : what + ": " + m);
             return null;
         }
     }

@@ -11,9 +11,10 @@ import java.util.List;
 public record Settings(Params values) {
 
     public static final ParamSpec<Duration> DEADLINE = ParamSpec.duration("deadline",
-            "the whole run ends within this; keep it below slurmd's 60 s kill").defaultValue(Duration.ofSeconds(45));
+            "the whole run ends within this; keep it below slurmd's 60 s kill").defaultValue(Duration.ofSeconds(45)).check(Settings::positive);
     public static final ParamSpec<Duration> CHECK_TIMEOUT = ParamSpec.duration("check_timeout",
-            "default time limit of one check; a check that takes longer is abandoned").defaultValue(Duration.ofSeconds(10));
+            "default time limit of one check; a check that takes longer is abandoned").defaultValue(Duration.ofSeconds(10))
+            .check(Settings::positive);
     public static final ParamSpec<String> STATE_DIR = ParamSpec.text("state_dir",
             "where state survives between runs (default /var/lib/nhc as root, else $XDG_STATE_HOME/nhc or ~/.local/state/nhc)");
     public static final ParamSpec<String> ON_UNKNOWN = ParamSpec.choice("on_unknown",
@@ -21,7 +22,7 @@ public record Settings(Params values) {
     public static final ParamSpec<String> ROOT = ParamSpec.text("root",
             "system root under which /proc, /sys and /dev are read (for tests and containers)").defaultValue("/");
     public static final ParamSpec<Duration> INTERVAL = ParamSpec.duration("interval",
-            "nhc daemon: how often a check without 'every:' runs").defaultValue(Duration.ofSeconds(60));
+            "nhc daemon: how often a check without 'every:' runs").defaultValue(Duration.ofSeconds(60)).check(Settings::positive);
     public static final ParamSpec<String> NVML_LIBRARY = ParamSpec.text("nvml_library", "path of libnvidia-ml.so.1 (default: the system's)");
     public static final ParamSpec<String> DCGMI = ParamSpec.text("dcgmi", "path of dcgmi (default: found on PATH, /usr/bin)");
     public static final ParamSpec<String> LOG_FILE = ParamSpec.text("log_file", "also log to this file");
@@ -30,6 +31,15 @@ public record Settings(Params values) {
 
     public static final List<ParamSpec<?>> SPEC = List.of(DEADLINE, CHECK_TIMEOUT, STATE_DIR, ON_UNKNOWN, ROOT, INTERVAL,
             NVML_LIBRARY, DCGMI, LOG_FILE, LOG_LEVEL);
+
+    /**
+     * A zero limit is a typo, never a wish: a zero deadline or check_timeout abandons every check, and
+     * one whose hang means sickness then FAILs (the node drains); a zero interval busy-loops the daemon.
+     * (Negative durations are already refused when the text is parsed.)
+     */
+    private static String positive(Duration d) {
+        return d.isZero() || d.isNegative() ? "must be longer than 0" : null;
+    }
 
     public Duration deadline() {
         return DEADLINE.get(values);
@@ -57,7 +67,7 @@ public record Settings(Params values) {
         if (s != null) {
             return Path.of(s);
         }
-        if ("root".equals(System.getProperty("user.name"))) {
+        if (Ownership.runningAsRoot()) {
             return Path.of("/var/lib/nhc");
         }
         String xdg = System.getenv("XDG_STATE_HOME");

@@ -2,6 +2,7 @@ package dev.nhc.engine.files;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -15,12 +16,46 @@ import java.util.Set;
  * link or into someone else's file: the directories up to it pass {@link TrustedPath}, the file is
  * opened without following a link (created owner-only if missing), and the open descriptor must
  * be a regular file, root's and writable by no one else. A FIFO is refused before it is opened
- * (opening one for writing waits for a reader).
+ * (opening one for writing waits for a reader), also one another user slips in after the check
+ * (see {@link #openRegular}).
  */
 public final class AppendOnlyFile {
     private static final FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
     private AppendOnlyFile() {
+    }
+
+    /**
+     * Opens {@code target} for appending, refusing anything but a regular file before it is opened.
+     * A file that was missing is created with O_EXCL (CREATE_NEW): had another user put a FIFO there
+     * since the lstat (a sticky directory such as /tmp lets them), plain CREATE would open it and
+     * root would wait forever for a reader. A file that existed is opened without CREATE: only who may
+     * replace that file (its directory's writers; no one but root where rootOnly holds) could swap a
+     * FIFO in. Either way a change in between sends us back to the lstat, a few times at most.
+     */
+    private static FileChannel openRegular(Path target) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            boolean exists;
+            try {
+                FileStat st = FileStat.lstat(target);
+                if (!st.isRegular()) {
+                    throw new UntrustedPathException(target + " is " + st.kind() + ", not a regular file");
+                }
+                exists = true;
+            } catch (NoSuchFileException missing) {
+                exists = false;
+            }
+            try {
+                return exists
+                        ? FileChannel.open(target, Set.of(StandardOpenOption.WRITE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS))
+                        : FileChannel.open(target, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                                StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS), OWNER_ONLY);
+            } catch (FileAlreadyExistsException | NoSuchFileException changed) {
+                if (attempt >= 2) {
+                    throw new IOException(target + " keeps changing while it is opened", changed);
+                }
+            }
+        }
     }
 
     public static FileChannel open(Path file, boolean rootOnly) throws IOException {
@@ -33,16 +68,7 @@ public final class AppendOnlyFile {
             throw new IOException(abs.getParent() + " is " + dir.stat().kind() + ", not a directory");
         }
         Path target = dir.real().resolve(abs.getFileName());
-        try {
-            FileStat st = FileStat.lstat(target);
-            if (!st.isRegular()) {
-                throw new UntrustedPathException(target + " is " + st.kind() + ", not a regular file");
-            }
-        } catch (NoSuchFileException missing) {
-            // created below, owner-only
-        }
-        FileChannel ch = FileChannel.open(target, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS), OWNER_ONLY);
+        FileChannel ch = openRegular(target);
         try {
             FileStat st = FileStat.stat(Path.of("/proc/self/fd/" + FileDescriptors.numberOf(ch, target)));
             if (!st.isRegular()) {

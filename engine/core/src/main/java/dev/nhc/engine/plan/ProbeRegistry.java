@@ -60,21 +60,53 @@ public final class ProbeRegistry {
         return load(ProbeRegistry.class.getClassLoader());
     }
 
+    /**
+     * The probes the class path provides. A site jar that is broken leaves out only its own probes,
+     * each said once in the log: a catalog whose {@code register} throws, a probe whose
+     * {@code spec()} throws, and two different probes under one name (both are left out: running
+     * either under a name that means the other would be worse than a config that names the place).
+     * A config that uses such a name is told the probe "could not be loaded".
+     */
     public static ProbeRegistry load(ClassLoader loader) {
         ProbeRegistry r = new ProbeRegistry();
         ProbeCatalog.Registrar registrar = new ProbeCatalog.Registrar() {
             @Override
             public void add(String name, Class<? extends Probe> type) {
-                r.put(name, new Entry(type, null));
+                r.putLoaded(name, new Entry(type, null));
             }
         };
         for (ProbeCatalog catalog : providers(ProbeCatalog.class, loader)) {
-            catalog.register(registrar);
+            try {
+                catalog.register(registrar);
+            } catch (RuntimeException | LinkageError e) {
+                broken(catalog.getClass().getName() + " (a probe catalog) failed to register its probes: " + e);
+            }
         }
         for (Probe p : providers(Probe.class, loader)) {
-            r.put(p.spec().name(), new Entry(p.getClass(), p));
+            String name;
+            try {
+                name = p.spec().name();
+            } catch (RuntimeException | LinkageError e) {
+                broken(p.getClass().getName() + ": its spec() failed: " + e);
+                continue;
+            }
+            r.putLoaded(name, new Entry(p.getClass(), p));
         }
         return r;
+    }
+
+    /** Like put, for what the class path provides: a clash leaves the name known but broken rather than failing every command. */
+    private void putLoaded(String name, Entry e) {
+        Entry previous = byName.putIfAbsent(name, e);
+        if (previous == null || previous.type == e.type) {
+            return; // new, or the same class twice (a jar on the class path twice)
+        }
+        if (!previous.broken) {
+            broken("two probes are named " + name + ": " + previous.type.getName() + " and " + e.type.getName()
+                    + "; both are left out");
+        }
+        previous.broken = true;
+        previous.probe = null;
     }
 
     /**

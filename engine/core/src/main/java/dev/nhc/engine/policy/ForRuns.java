@@ -19,6 +19,8 @@ import java.util.Set;
  * so the admin sees it coming. Per entity, the memory keeps two streaks, capped at N so that a
  * steady state writes nothing: runs at WARN-or-worse and runs at FAIL. A PASS resets both; an
  * UNKNOWN (no data) leaves them as they are; an entity that is no longer observed is forgotten.
+ * Only a run in which the check judged what its probe saw comes here: a probe that timed out or
+ * threw saw nothing, and {@link SeverityPolicy#settleUndecided} leaves every streak alone.
  */
 final class ForRuns {
     private static final String WARN = "warn";
@@ -93,7 +95,7 @@ final class ForRuns {
         if (warn == 0 && fail == 0) {
             memory.remove(entity);
         } else if (warn != oldWarn || fail != oldFail || memory.get(entity) == null) {
-            // Only on change: the store reads numbers back as Integer, so re-putting equal Longs would rewrite the file every run.
+            // Only on change: a steady streak builds nothing (the section would see an equal value and stay clean anyway).
             Map<String, Object> v = new LinkedHashMap<>();
             v.put(WARN, warn);
             v.put(FAIL, fail);

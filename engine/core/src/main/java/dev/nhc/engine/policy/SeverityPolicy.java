@@ -109,10 +109,24 @@ public final class SeverityPolicy {
      * {@code on_unknown} (what "could not decide" counts as: the check's, else the config's).
      */
     public List<Finding> settle(CheckConfig check, List<Finding> raw, ProbeState memory, OnUnknown configDefault) {
-        List<Finding> counted = ForRuns.apply(this, check.forRuns(), raw, memory);
+        return onUnknown(check, ForRuns.apply(this, check.forRuns(), raw, memory), configDefault);
+    }
+
+    /**
+     * The findings of a check that saw nothing this run: its probe timed out or threw, or its rules
+     * could not judge. Only {@code on_unknown} applies. {@code for: N} neither counts this run nor
+     * forgets the streaks it keeps: they are about what the probe saw, and it saw nothing. So a
+     * timeout that FAILs by its spec counts at once, as it must: the daemon does not start a check
+     * again while its probe hangs, so N runs in a row would never come.
+     */
+    public List<Finding> settleUndecided(CheckConfig check, List<Finding> raw, OnUnknown configDefault) {
+        return onUnknown(check, raw, configDefault);
+    }
+
+    private List<Finding> onUnknown(CheckConfig check, List<Finding> findings, OnUnknown configDefault) {
         OnUnknown policy = check.onUnknown() != null ? check.onUnknown() : configDefault;
-        List<Finding> out = new ArrayList<>(counted.size());
-        for (Finding f : counted) {
+        List<Finding> out = new ArrayList<>(findings.size());
+        for (Finding f : findings) {
             out.add(f.severity() == Severity.UNKNOWN ? f.withSeverity(unknownCountsAs(policy)) : f);
         }
         return out;
@@ -153,11 +167,12 @@ public final class SeverityPolicy {
         return actionForcedFailure ? EXIT_FAIL : ROWS.get(verdict).exitCode();
     }
 
-    /** dstack's health value (DCGM's 0/10/20) for a severity; an unknown counts as failure only with on_unknown: fail. */
-    public int dstackHealth(Severity s, OnUnknown onUnknown) {
-        if (s == Severity.UNKNOWN && onUnknown == OnUnknown.FAIL) {
-            return DSTACK_FAILURE;
-        }
+    /**
+     * dstack's health value (DCGM's 0/10/20) for a settled severity, straight from the table. A
+     * finding that is still UNKNOWN here was kept so by its check's {@code on_unknown}
+     * ({@link #settle} applied it): the config's default must not overrule that a second time.
+     */
+    public int dstackHealth(Severity s) {
         return ROWS.get(s).dstack();
     }
 

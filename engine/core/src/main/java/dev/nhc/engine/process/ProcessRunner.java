@@ -322,10 +322,16 @@ public final class ProcessRunner {
                 if (pid == self || killed.contains(pid)) {
                     continue;
                 }
+                // The handle first: it holds the process's start time, and destroyForcibly kills only a process
+                // with that start time. Taken after reading environ, the pid could meanwhile name an unrelated
+                // process that root would kill.
+                Optional<ProcessHandle> h = ProcessHandle.of(pid);
+                if (h.isEmpty()) {
+                    continue;
+                }
                 try {
                     if (contains(java.nio.file.Files.readAllBytes(dir.resolve("environ")), marker)) {
-                        Optional<ProcessHandle> h = ProcessHandle.of(pid);
-                        if (h.isPresent() && h.get().destroyForcibly()) {
+                        if (h.get().isAlive() && h.get().destroyForcibly()) {
                             killed.add(pid);
                             n++;
                         }

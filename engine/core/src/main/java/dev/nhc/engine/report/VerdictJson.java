@@ -85,6 +85,20 @@ public final class VerdictJson {
         throw new IllegalArgumentException(label);
     }
 
+    /**
+     * A finding saved as {@link JsonReport#finding} writes it (an {@code every:} check's last
+     * result), or null when the entry is unusable (hand-edited, of another version). Entries that
+     * do not name their check, as nhc 0.1 saved them, get {@code check}.
+     */
+    public static Finding finding(Object o, String check) {
+        if (o instanceof Map<?, ?> m && !(m.get("check") instanceof String)) {
+            Map<Object, Object> named = new java.util.LinkedHashMap<>(m);
+            named.put("check", check);
+            o = named;
+        }
+        return finding(o);
+    }
+
     private static Finding finding(Object o) {
         if (!(o instanceof Map<?, ?> f) || !(f.get("check") instanceof String check) || !(f.get("message") instanceof String message)) {
             return null;

@@ -4,14 +4,13 @@ import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.PlannedCheck;
 import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.engine.state.StateSection;
+import dev.nhc.engine.report.JsonReport;
+import dev.nhc.engine.report.VerdictJson;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
-import dev.nhc.model.Entity;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
-import dev.nhc.model.SlurmState;
 import dev.nhc.model.Verdict;
 import dev.nhc.probe.PriorObservations;
 import dev.nhc.probe.ProbeResult;
@@ -23,11 +22,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -179,16 +176,16 @@ public final class PlanExecutor {
                 boolean byDeadline = !limit.isBefore(deadline);
                 String why = "probe " + check.check().use() + " did not finish within " + human(allowed)
                         + (byDeadline ? " (the run's deadline)" : "") + "; abandoned";
-                r = result(check, CheckStatus.TIMED_OUT, List.of(policy.timedOut(check, why)), List.of(), elapsed(start), why, req);
+                r = undecided(check, CheckStatus.TIMED_OUT, List.of(policy.timedOut(check, why)), List.of(), elapsed(start), why, req);
                 log().warn("check {}: {}", check.name(), why);
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause() == null ? e : e.getCause();
                 String why = "cannot run: " + describe(cause);
                 log().debug("check {} failed", check.name(), cause);
-                r = result(check, CheckStatus.ERROR, List.of(policy.couldNotRun(check, why)), List.of(), elapsed(start), why, req);
+                r = undecided(check, CheckStatus.ERROR, List.of(policy.couldNotRun(check, why)), List.of(), elapsed(start), why, req);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                r = result(check, CheckStatus.ERROR, List.of(policy.couldNotRun(check, "interrupted")), List.of(), elapsed(start),
+                r = undecided(check, CheckStatus.ERROR, List.of(policy.couldNotRun(check, "interrupted")), List.of(), elapsed(start),
                         "interrupted", req);
             }
             results.put(check.name(), r);
@@ -216,11 +213,6 @@ public final class PlanExecutor {
         }
         List<Finding> raw = new ArrayList<>();
         List<Observation> readable = new ArrayList<>();
-        // An entity the probe judged itself (transition: probes that still return findings) gets no extra PASS from the rules.
-        Set<Entity> judgedByProbe = new HashSet<>();
-        for (Finding f : pr.findings()) {
-            judgedByProbe.add(f.entity());
-        }
         for (Observation o : pr.observations()) {
             if (o.readable()) {
                 readable.add(o);
@@ -229,39 +221,30 @@ public final class PlanExecutor {
             }
         }
         try {
-            for (Finding f : check.rules().judge(readable, check.name())) {
-                if (f.severity() != Severity.PASS || !judgedByProbe.contains(f.entity())) {
-                    raw.add(f);
-                }
-            }
+            raw.addAll(check.rules().judge(readable, check.name()));
         } catch (RuntimeException e) {
             log().debug("rules of check {} failed", check.name(), e);
             raw.add(policy.couldNotRun(check, "cannot judge: " + describe(e)));
-        }
-        for (Finding f : pr.findings()) {
-            raw.add(probeFinding(f, check));
+            return undecided(check, CheckStatus.COMPLETED, raw, pr.observations(), ms, null, req);
         }
         return result(check, CheckStatus.COMPLETED, raw, pr.observations(), ms, null, req);
-    }
-
-    /** Transition: a finding a probe still decides itself; the check's remedy and slurm_state override it on FAIL. */
-    private static Finding probeFinding(Finding f, PlannedCheck check) {
-        Finding out = f.withCheck(check.name());
-        if (out.severity() == Severity.FAIL) {
-            if (check.check().remedy() != null) {
-                out = out.withRemedy(check.check().remedy());
-            }
-            if (check.check().slurmState() != null) {
-                out = out.withSlurmState(check.check().slurmState());
-            }
-        }
-        return out;
     }
 
     private CheckResult result(PlannedCheck check, CheckStatus status, List<Finding> raw, List<Observation> observations,
                                long ms, String note, RunRequest req) {
         StateSection memory = req.state().section("rules." + check.name());
-        List<Finding> settled = policy.settle(check.check(), raw, memory, req.plan().settings().onUnknown());
+        return checkResult(check, status, policy.settle(check.check(), raw, memory, req.plan().settings().onUnknown()), observations, ms, note);
+    }
+
+    /** A check that saw nothing this run (timed out, threw, rules failed): its for: streaks are not touched. */
+    private CheckResult undecided(PlannedCheck check, CheckStatus status, List<Finding> raw, List<Observation> observations,
+                                  long ms, String note, RunRequest req) {
+        List<Finding> settled = policy.settleUndecided(check.check(), raw, req.plan().settings().onUnknown());
+        return checkResult(check, status, settled, observations, ms, note);
+    }
+
+    private CheckResult checkResult(PlannedCheck check, CheckStatus status, List<Finding> settled, List<Observation> observations,
+                                    long ms, String note) {
         return new CheckResult(check.name(), check.check().use(), check.spec().tags(), status, policy.ofFindings(settled), ms,
                 settled, observations, note);
     }
@@ -282,19 +265,10 @@ public final class PlanExecutor {
         schedule.put("last_run." + check.name(), clock.millis());
         List<Map<String, Object>> saved = new ArrayList<>();
         for (Finding f : r.findings()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("entity_kind", f.entity().kind().label());
-            m.put("entity_id", f.entity().id());
-            m.put("entity", f.entity().label());
-            if (f.entity().pciBusId() != null) {
-                m.put("pci_bus_id", f.entity().pciBusId());
-            }
-            m.put("severity", f.severity().label());
-            m.put("message", f.message());
-            m.put("remedy", f.remedy().label());
-            if (f.slurmState() != null) {
-                m.put("slurm_state", f.slurmState().label());
-            }
+            // The report's form, without what a carried-over finding does not show (observed values) and empty keys.
+            Map<String, Object> m = JsonReport.finding(f);
+            m.remove("observed");
+            m.values().removeIf(java.util.Objects::isNull);
             saved.add(m);
         }
         schedule.put("last_findings." + check.name(), saved);
@@ -307,14 +281,9 @@ public final class PlanExecutor {
         Object saved = schedule.get("last_findings." + check.name());
         if (saved instanceof List<?> list) {
             for (Object o : list) {
-                if (o instanceof Map<?, ?> m) {
-                    try {
-                        findings.add(new Finding(check.name(), savedEntity(m), Severity.parse(String.valueOf(m.get("severity"))),
-                                String.valueOf(m.get("message")), Remedy.parse(String.valueOf(m.get("remedy"))),
-                                m.get("slurm_state") == null ? null : SlurmState.parse(String.valueOf(m.get("slurm_state"))), Map.of()));
-                    } catch (IllegalArgumentException ignored) {
-                        // A hand-edited or older state entry: drop it; the check runs again when due.
-                    }
+                Finding f = VerdictJson.finding(o, check.name());
+                if (f != null) { // else a hand-edited or older state entry: dropped; the check runs again when due
+                    findings.add(f.withCheck(check.name()));
                 }
             }
         }
@@ -322,24 +291,6 @@ public final class PlanExecutor {
                 + " ago, next in " + human(Duration.between(now, next)) + "; showing its last result";
         return new CheckResult(check.name(), check.check().use(), check.spec().tags(), CheckStatus.COMPLETED, policy.ofFindings(findings),
                 0, findings, List.of(), note);
-    }
-
-    /** An entity saved with a finding; entries of nhc 0.1 have only the label. */
-    private static Entity savedEntity(Map<?, ?> m) {
-        String label = String.valueOf(m.get("entity"));
-        Object kind = m.get("entity_kind");
-        Object id = m.get("entity_id");
-        if (kind == null || id == null) {
-            return label.equals("node") ? Entity.NODE : Entity.of(Entity.Kind.OTHER, label);
-        }
-        Entity.Kind k = Entity.Kind.OTHER;
-        for (Entity.Kind x : Entity.Kind.values()) {
-            if (x.label().equals(kind)) {
-                k = x;
-            }
-        }
-        Object pci = m.get("pci_bus_id");
-        return new Entity(k, String.valueOf(id), label, pci == null ? null : String.valueOf(pci));
     }
 
     private long elapsed(Instant start) {

@@ -8,8 +8,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One named part of the persistent state (a check's counters, the Slurm ownership record). Values
- * must be plain YAML data: String, Long, Double, Boolean, List, Map. Changes are written when the
+ * One named part of the persistent state (a check's counters, the Slurm ownership record), kept in
+ * its own JSON file. Values must be plain JSON data: String, Long, Double, Boolean, List, Map
+ * (numbers read back as Long or Double). A changed section is written when it is flushed: a
+ * check's own section right after its probe returns, from the probe's thread, the others when the
  * store is flushed at the end of a run.
  */
 public final class StateSection implements ProbeState {

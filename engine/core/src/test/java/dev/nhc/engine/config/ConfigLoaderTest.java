@@ -81,6 +81,28 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aCheckOnAHostgroupThatExcludesAHostLoads() throws Exception {
+        Config c = configOf(write("""
+                nhc: 1
+                hostgroups:
+                  gpu: "gpu-[01-08], !gpu-03"
+                checks:
+                  - { name: gpus, use: gpu.inventory, on: gpu }
+                  - { name: others, use: disk.usage, on: "!gpu" }
+                """));
+        CheckConfig gpus = c.check("gpus").orElseThrow();
+        assertTrue(gpus.on().matches("gpu-04"));
+        assertTrue(!gpus.on().matches("gpu-03"));
+        assertTrue(c.check("others").orElseThrow().on().matches("gpu-03"));
+    }
+
+    @Test
+    void anEmptyHostgroupIsAnError() throws Exception {
+        ConfigException e = invalid("nhc: 1\nhostgroups:\n  gpu: []\nchecks:\n  - { name: gpus, use: gpu.inventory, on: gpu }\n");
+        assertProblem(e, 3, 8, "hostgroup 'gpu' has no host patterns");
+    }
+
+    @Test
     void malformedYamlNamesLineAndColumn() throws Exception {
         ConfigException e = invalid("nhc: 1\nchecks:\n  - name: a\n    use: [disk.usage\n");
         assertEquals(1, e.problems().size());
@@ -129,6 +151,43 @@ class ConfigLoaderTest {
         assertProblem(e, 6, 20, "whole number");
         assertProblem(e, 7, 10, "'for'");
         assertProblem(e, 8, 13, "unknown remedy 'pray'");
+    }
+
+    @Test
+    void yaml11NumbersJavaCannotReadStayText() throws Exception {
+        // YAML 1.1 reads 12:30 as base 60, 0b101 as binary and .inf as infinity: a text param takes them as written.
+        Config c = configOf(write("nhc: 1\nchecks:\n  - { name: a, use: disk.usage, with: { mount: 12:30 } }\n"
+                + "  - { name: b, use: disk.usage, with: { mount: 0b101 } }\n"));
+        assertEquals("12:30", c.check("a").orElseThrow().with().raw("mount"));
+        assertEquals("0b101", c.check("b").orElseThrow().with().raw("mount"));
+        // ... and a number param names the key and the place.
+        ConfigException e = invalid("nhc: 1\nchecks:\n  - { name: a, use: disk.usage, with: { value: 12:30, count: .inf } }\n");
+        assertProblem(e, 3, 48, "'value' in check 'a' (disk.usage) with: must be a whole number, not the text '12:30'");
+        assertProblem(e, 3, 62, "'count' in check 'a' (disk.usage) with: must be a whole number, not the text '.inf'");
+    }
+
+    @Test
+    void aUnitErrorNamesTheKey() throws Exception {
+        ConfigException e = invalid("nhc: 1\nsettings: { deadline: 5x }\nchecks:\n  - { name: x, use: disk.usage }\n");
+        assertProblem(e, 2, 23, "'deadline' in settings: unknown unit 'x' in '5x'");
+    }
+
+    @Test
+    void nhcListShowsEveryKeyACheckAccepts() throws Exception {
+        configOf(write("nhc: 1\nchecks:\n  - { name: x, use: disk.usage, description: root file system space }\n"));
+        assertTrue(ConfigLoader.checkKeys().stream().anyMatch(k -> k.name().equals("description")));
+        ConfigException e = invalid("nhc: 1\nchecks:\n  - { name: x, use: disk.usage, descripton: typo }\n");
+        assertProblem(e, 3, 33, "known: " + String.join(", ", ConfigLoader.checkKeys().stream().map(k -> k.name()).toList()));
+    }
+
+    @Test
+    void zeroTimeLimitsAreRefused() throws Exception {
+        // A zero deadline abandons every check (and FAILs those whose hang means sickness); a zero interval busy-loops the daemon.
+        ConfigException e = invalid("nhc: 1\nsettings: { deadline: 0s, check_timeout: 0, interval: 0ms }\nchecks:\n"
+                + "  - { name: x, use: disk.usage }\n");
+        assertProblem(e, 2, 23, "'deadline' in settings: must be longer than 0");
+        assertProblem(e, 2, 42, "'check_timeout' in settings: must be longer than 0");
+        assertProblem(e, 2, 55, "'interval' in settings: must be longer than 0");
     }
 
     @Test
@@ -234,7 +293,8 @@ class ConfigLoaderTest {
             prev = n;
         }
         ConfigException e = invalid(y.toString());
-        assertTrue(e.getMessage().toLowerCase().contains("alias") || e.getMessage().contains("unknown top-level"), e.getMessage());
+        // The guard itself, not the unknown top-level keys a..k that a config without the guard would also be refused for.
+        assertTrue(e.getMessage().contains("the document expands to more than") && e.getMessage().contains("alias bomb"), e.getMessage());
     }
 
     @Test

@@ -48,6 +48,33 @@ class HostSelectorTest {
     }
 
     @Test
+    void aHostgroupWithANegationIsASelectorOfItsOwn() {
+        Map<String, List<String>> groups = Map.of("gpu", List.of("gpu-[01-08]", "!gpu-03"));
+        HostSelector gpu = HostSelector.parse(List.of("gpu"), groups);
+        assertTrue(gpu.matches("gpu-02"));
+        assertFalse(gpu.matches("gpu-03"), "the group leaves gpu-03 out");
+        assertFalse(gpu.matches("login1"));
+        HostSelector notGpu = HostSelector.parse(List.of("!gpu"), groups);
+        assertTrue(notGpu.matches("login1"));
+        assertTrue(notGpu.matches("gpu-03"), "not in the group, so selected by its negation");
+        assertFalse(notGpu.matches("gpu-02"));
+        HostSelector both = HostSelector.parse(List.of("gpu", "gpu-03"), groups);
+        assertTrue(both.matches("gpu-03"), "a list means any of: the group or gpu-03 itself");
+    }
+
+    @Test
+    void aGroupWithoutPatternsSelectsNoHost() {
+        assertFalse(HostSelector.parse(List.of("gpu"), Map.of("gpu", List.of())).matches("gpu-01"));
+    }
+
+    @Test
+    void anInvalidPatternInAGroupNamesTheGroup() {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> HostSelector.parse(List.of("gpu"), Map.of("gpu", List.of("gpu;rm"))));
+        assertTrue(e.getMessage().startsWith("hostgroup 'gpu': "), e.getMessage());
+    }
+
+    @Test
     void invalidPatternsAreExplained() {
         assertNotNull(HostSelector.validate("gpu-[001-"));
         assertNotNull(HostSelector.validate("gpu-[a-b]"));

@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ProbeRegistryTest {
@@ -98,11 +97,43 @@ class ProbeRegistryTest {
         }
     }
 
+    /** A site's probe that takes the name of another. */
+    public static final class Impostor implements ProbeCatalog {
+        @Override
+        public void register(Registrar r) {
+            r.add("test.counted", Misnamed.class);
+        }
+    }
+
+    public static final class Throwing implements ProbeCatalog {
+        @Override
+        public void register(Registrar r) {
+            throw new IllegalStateException("site catalog is broken");
+        }
+    }
+
     @Test
-    void twoProbesUnderOneNameAreRefused(@TempDir Path dir) throws Exception {
+    void twoDifferentProbesUnderOneNameAreBothLeftOutAndTheOthersStay(@TempDir Path dir) throws Exception {
+        try (URLClassLoader loader = withServices(dir, Catalog.class.getName(), Impostor.class.getName())) {
+            ProbeRegistry r = ProbeRegistry.load(loader);
+            assertTrue(r.find("test.counted").isEmpty(), "neither runs under a name that means the other");
+            assertTrue(r.names().contains("test.counted"), "a config naming it is told it could not be loaded");
+            assertTrue(r.names().contains("test.misnamed"));
+        }
+    }
+
+    @Test
+    void theSameProbeRegisteredTwiceIsOneProbe(@TempDir Path dir) throws Exception {
         try (URLClassLoader loader = withServices(dir, Catalog.class.getName(), Twice.class.getName())) {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> ProbeRegistry.load(loader));
-            assertTrue(e.getMessage().contains("two probes are named test.counted"), e.getMessage());
+            assertTrue(ProbeRegistry.load(loader).find("test.counted").isPresent());
+        }
+    }
+
+    @Test
+    void aCatalogThatThrowsIsLeftOutAndTheOthersStay(@TempDir Path dir) throws Exception {
+        try (URLClassLoader loader = withServices(dir, Throwing.class.getName(), Catalog.class.getName())) {
+            ProbeRegistry r = ProbeRegistry.load(loader);
+            assertTrue(r.find("test.counted").isPresent(), r.names().toString());
         }
     }
 }

@@ -45,31 +45,34 @@ class SeverityPolicyTest {
         return policy.verdict("n1", Instant.EPOCH, 1, List.of(c));
     }
 
-    /** severity | slurm_state of the failing finding | exit | Slurm intent | Slurm state | dstack (on_unknown ignore) | dstack (on_unknown fail). */
-    @ParameterizedTest(name = "{0} {1}: exit {2}, slurm {3} {4}, dstack {5}/{6}")
+    /** severity | slurm_state of the failing finding | exit | Slurm intent | Slurm state | dstack. */
+    @ParameterizedTest(name = "{0} {1}: exit {2}, slurm {3} {4}, dstack {5}")
     @CsvSource({
-            "PASS,    ,     0, RELEASE, ,      0,  0",
-            "WARN,    ,     0, NOTHING, ,      10, 10",
-            "UNKNOWN, ,     0, NOTHING, ,      10, 20",
-            "FAIL,    ,     1, HOLD,    DRAIN, 20, 20",
-            "FAIL,    FAIL, 1, HOLD,    FAIL,  20, 20",
+            "PASS,    ,     0, RELEASE, ,      0",
+            "WARN,    ,     0, NOTHING, ,      10",
+            "UNKNOWN, ,     0, NOTHING, ,      10",
+            "FAIL,    ,     1, HOLD,    DRAIN, 20",
+            "FAIL,    FAIL, 1, HOLD,    FAIL,  20",
     })
     void theTable(Severity severity, SlurmState findingState, int exit, SlurmIntent.Kind intent, SlurmState slurmState,
-                  int dstackIgnore, int dstackFail) {
+                  int dstack) {
         Verdict v = verdictOf(finding(severity, findingState));
         assertEquals(severity, v.severity());
         assertEquals(exit, policy.exitCode(v.severity(), false));
         SlurmIntent i = policy.slurmIntent(v, SlurmState.DRAIN);
         assertEquals(intent, i.kind());
         assertEquals(slurmState, i.state());
-        assertEquals(dstackIgnore, policy.dstackHealth(v.severity(), OnUnknown.IGNORE));
-        assertEquals(dstackFail, policy.dstackHealth(v.severity(), OnUnknown.FAIL));
+        assertEquals(dstack, policy.dstackHealth(v.severity()));
     }
 
     @Test
-    void configInvalidAndNhcsOwnErrorHaveTheirExitCodes() {
-        assertEquals(2, SeverityPolicy.EXIT_INVALID);
-        assertEquals(3, SeverityPolicy.EXIT_INTERNAL);
+    void aCheckThatIgnoresUnknownsIsAWarningForDstackUnderAGlobalFail() throws Exception {
+        // settle applies the check's own on_unknown; dstack must not apply the config's default on top.
+        PlannedCheck ignoring = planned(", on_unknown: ignore", false);
+        List<Finding> settled = policy.settleUndecided(ignoring.check(), List.of(policy.couldNotRun(ignoring, "dcgmi not found")),
+                OnUnknown.FAIL);
+        assertEquals(Severity.UNKNOWN, settled.get(0).severity());
+        assertEquals(SeverityPolicy.DSTACK_WARNING, policy.dstackHealth(verdictOf(settled.get(0)).severity()));
     }
 
     @Test

@@ -57,6 +57,11 @@ class PlanExecutorTest {
         return v.checks().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
     }
 
+    /** What a probe saw, which PassThroughRules judges as {@code severity} with this message. */
+    private static ProbeResult seen(Entity e, Severity severity, String message) {
+        return ProbeResult.of(Observation.of(e).put("severity", severity.label()).put("message", message).build());
+    }
+
     /** A probe that ignores interrupts, like a thread blocked in a native NVML call. */
     private static ProbeResult hangForever() {
         while (true) {
@@ -73,7 +78,6 @@ class PlanExecutorTest {
         probes.add(new ScriptedProbe("test.fields", false, ctx -> ProbeResult.of(Observation.of(Entity.NODE)
                 .put("value", ctx.fieldWanted("value") ? 1 : 0)
                 .put("used_percent", ctx.fieldWanted("used_percent") ? 1 : 0).build())));
-        Plan c = config("  - { name: f, use: test.fields }\n");
         PassThroughRules readsValueOnly = new PassThroughRules() {
             @Override
             public Set<String> fieldsRead(dev.nhc.engine.config.CheckConfig check, ProbeSpec spec) {
@@ -126,7 +130,7 @@ class PlanExecutorTest {
             both.countDown();
             // Each waits for the other: only parallel execution lets both pass.
             return both.await(2, TimeUnit.SECONDS) ? ProbeResult.of(Observation.of(Entity.NODE).put("value", 1).build())
-                    : ProbeResult.builder().finding(Finding.of(null, Entity.NODE, Severity.FAIL, "ran alone")).build();
+                    : seen(Entity.NODE, Severity.FAIL, "ran alone");
         };
         probes.add(new ScriptedProbe("test.a", false, meet));
         probes.add(new ScriptedProbe("test.b", false, meet));
@@ -153,7 +157,7 @@ class PlanExecutorTest {
         AtomicInteger calls = new AtomicInteger();
         probes.add(new ScriptedProbe("test.fail", false, ctx -> {
             calls.incrementAndGet();
-            return ProbeResult.builder().finding(Finding.of(null, Entity.NODE, Severity.FAIL, "bad")).build();
+            return seen(Entity.NODE, Severity.FAIL, "bad");
         }));
         Verdict v = run(config("  - { name: login-only, use: test.fail, on: \"login*\" }\n"));
         assertEquals(CheckStatus.SKIPPED, check(v, "login-only").status());
@@ -166,7 +170,7 @@ class PlanExecutorTest {
         AtomicInteger calls = new AtomicInteger();
         probes.add(new ScriptedProbe("test.diag", false, ctx -> {
             calls.incrementAndGet();
-            return ProbeResult.builder().finding(Finding.of(null, Entity.gpu(0, null), Severity.FAIL, "pcie test failed")).build();
+            return seen(Entity.gpu(0, null), Severity.FAIL, "pcie test failed");
         }));
         Plan c = config("  - { name: diag, use: test.diag, every: 6h }\n");
         StateStore state = new StateStore(dir);
@@ -178,6 +182,8 @@ class PlanExecutorTest {
         assertEquals(Severity.FAIL, second.severity(), "the last result is still reported");
         assertTrue(check(second, "diag").note().startsWith("not due (every 6h)"), check(second, "diag").note());
         assertEquals("pcie test failed", second.findings().get(0).message());
+        assertEquals(Entity.gpu(0, null), second.findings().get(0).entity(), "the entity comes back whole, not as a label");
+        assertEquals("diag", second.findings().get(0).check());
         runner().run(RunRequest.of(c, "gpu-001", new StateStore(dir)).withOnly(Set.of("diag")));
         assertEquals(2, calls.get(), "--only runs it even when not due");
     }
@@ -187,7 +193,7 @@ class PlanExecutorTest {
         AtomicInteger calls = new AtomicInteger();
         probes.add(new ScriptedProbe("test.busy", false, ctx -> {
             calls.incrementAndGet();
-            return ProbeResult.builder().finding(Finding.of(null, Entity.gpu(0, null), Severity.FAIL, "from an earlier diag")).build().asCarriedOver();
+            return seen(Entity.gpu(0, null), Severity.FAIL, "from an earlier diag").asCarriedOver();
         }));
         Plan c = config("  - { name: diag, use: test.busy, every: 6h }\n");
         StateStore state = new StateStore(dir);
@@ -206,7 +212,7 @@ class PlanExecutorTest {
         probes.add(new ScriptedProbe(lastSpec, ctx -> {
             PriorObservations prior = ctx.service(PriorObservations.class).orElseThrow();
             Object temp = prior.byCheck().get("temp").get(0).get("value");
-            return ProbeResult.builder().finding(Finding.of(null, Entity.gpu(0, null), Severity.WARN, "temperature " + temp)).build();
+            return seen(Entity.gpu(0, null), Severity.WARN, "temperature " + temp);
         }));
         Verdict v = run(config("  - { name: combined, use: test.js }\n  - { name: temp, use: test.temp }\n"));
         assertEquals("temperature 91", check(v, "combined").findings().get(0).message());
@@ -223,16 +229,6 @@ class PlanExecutorTest {
         Plan c = new ConfigLoader(new ProbeRegistry(probes), new PassThroughRules(), List.of()).parse("t.yaml", yaml, null);
         Verdict v = run(c);
         assertEquals(21L, check(v, "r").observations().get(0).get("value"));
-    }
-
-    @Test
-    void theLockAdmitsOneRunAtATime() throws Exception {
-        String[] holder = new String[1];
-        try (RunLock first = RunLock.tryAcquire(dir, holder).orElseThrow()) {
-            assertTrue(RunLock.tryAcquire(dir, holder).isEmpty());
-            assertTrue(holder[0].matches("pid " + ProcessHandle.current().pid() + ", started \\d+ s ago"), holder[0]);
-        }
-        RunLock.tryAcquire(dir, holder).orElseThrow().close();
     }
 
     @Test

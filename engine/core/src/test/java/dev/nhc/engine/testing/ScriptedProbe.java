@@ -20,7 +20,7 @@ public final class ScriptedProbe implements Probe {
         this(name, timeoutFails, behaviour, new String[0]);
     }
 
-    /** A test probe with these tags ({@code gpu} makes a hang FAIL when {@code timeoutFails}). */
+    /** A test probe with these tags; {@code timeoutFails} (not a tag) makes a hang FAIL. */
     public ScriptedProbe(String name, boolean timeoutFails, Behaviour behaviour, String... tags) {
         ProbeSpec.Builder b = ProbeSpec.builder(name, "test probe " + name)
                 .tags(tags)

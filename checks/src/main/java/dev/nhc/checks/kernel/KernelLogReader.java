@@ -1,5 +1,7 @@
 package dev.nhc.checks.kernel;
 
+import dev.nhc.checks.logfile.GrowingLogFile;
+import dev.nhc.checks.logfile.LineScanner;
 import dev.nhc.engine.process.ProcessRunner;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeState;
@@ -9,7 +11,6 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -18,7 +19,6 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -348,66 +348,20 @@ public final class KernelLogReader {
 
     private Outcome readFile(Counter c, KernelLogCursor cursor, boolean sameSource, Instant bootTime) throws IOException {
         Path p = ctx.sys(source);
-        LogFile.Id now;
-        try {
-            now = LogFile.id(p, true);
-        } catch (NoSuchFileException e) {
-            throw new IOException("cannot read kernel log " + p + ": no such file");
-        }
         LineHandler h = (lineNo, text) -> c.offer(timestamps.parse(lineNo, text), bootTime);
-        KernelLogCursor.FilePosition was = sameSource ? cursor.file() : null;
-        if (was != null && (was.device() != now.device() || was.inode() != now.inode())) {
-            // Rotated since the last run: what was appended to the old file after it is read first.
-            Optional<Path> old = LogFile.rotated(p, was.device(), was.inode());
-            if (old.isPresent()) {
-                KernelLogCursor.FilePosition rest = readRest(old.get(), was, c, h);
-                if (rest != null && c.incomplete) {
-                    cursor.saveFile(rest); // out of time in the old file: go on there next run
-                    return new Outcome(old.get().toString(), 0, false, true);
-                }
+        GrowingLogFile.Read r = new GrowingLogFile(p, "kernel log " + p).read(sameSource ? cursor.file() : null, new GrowingLogFile.Lines() {
+            @Override
+            public long scan(FileChannel ch, long offset) throws IOException {
+                return KernelLogReader.this.scan(ch, offset, c, h);
             }
-        }
-        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
-            boolean restart = was == null || differs(ch, was, now);
-            long end = scan(ch, restart ? 0 : was.offset(), c, h);
-            cursor.saveFile(position(ch, now, end));
-            return new Outcome(p.toString(), 0, restart, false);
-        }
-    }
 
-    /** The rest of a rotated file from where the last run stopped; null when it is not the file that was read (then it is left alone). */
-    private KernelLogCursor.FilePosition readRest(Path old, KernelLogCursor.FilePosition was, Counter c, LineHandler h) {
-        try (FileChannel ch = FileChannel.open(old, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            LogFile.Id id = LogFile.id(old, false);
-            if (differs(ch, was, id)) {
-                return null;
+            @Override
+            public boolean stopped() {
+                return c.incomplete;
             }
-            return position(ch, id, scan(ch, was.offset(), c, h));
-        } catch (IOException e) {
-            return null; // gone or unreadable: the new file is still read
-        }
-    }
-
-    /** Whether the file is not the one read up to {@code was}: another inode, shorter, or other bytes at its start or before the offset. */
-    private static boolean differs(FileChannel ch, KernelLogCursor.FilePosition was, LogFile.Id now) throws IOException {
-        if (was.device() != now.device() || was.inode() != now.inode()) {
-            return true;
-        }
-        if (now.size() < was.offset() || now.size() < was.size()) {
-            return true; // truncated (perhaps then written again)
-        }
-        if (was.headLen() >= 0 && LogFile.crc(ch, 0, was.headLen()) != was.headCrc()) {
-            return true;
-        }
-        return was.tailLen() >= 0 && LogFile.crc(ch, was.offset() - was.tailLen(), was.tailLen()) != was.tailCrc();
-    }
-
-    private static KernelLogCursor.FilePosition position(FileChannel ch, LogFile.Id id, long end) throws IOException {
-        long size = Math.max(id.size(), end);
-        int headLen = (int) Math.min(LogFile.CHECKSUM_BYTES, size);
-        int tailLen = (int) Math.min(LogFile.CHECKSUM_BYTES, end);
-        return new KernelLogCursor.FilePosition(id.device(), id.inode(), size, end, headLen, LogFile.crc(ch, 0, headLen),
-                tailLen, LogFile.crc(ch, end - tailLen, tailLen));
+        });
+        cursor.saveFile(r.position());
+        return new Outcome(r.file().toString(), 0, r.restarted(), r.stopped());
     }
 
     // ---- journald ----

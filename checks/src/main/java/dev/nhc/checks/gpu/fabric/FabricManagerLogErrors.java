@@ -102,7 +102,9 @@ final class FabricManagerLogErrors {
         devices.values().forEach(b -> out.add(b.build()));
         if (stats != null) {
             out.add(Observation.of(logEntity).put("lines_read", stats.linesRead()).put("before_boot_errors", beforeBoot[0])
-                    .put("behind", stats.behind()).put("state_lost", lost != null).put("state_problem", lost).build());
+                    .put("behind", stats.behind()).put("state_lost", lost != null).put("state_problem", lost)
+                    .put("cursor_resets", (long) stats.warnings().size())
+                    .put("cursor_problem", stats.warnings().isEmpty() ? null : String.join("; ", stats.warnings())).build());
         } else if (unreadable != null) {
             out.add(unreadable);
         } else if (lost != null) {

@@ -112,6 +112,9 @@ public final class GpuFabricProbe implements Probe {
             .field("behind", Unit.BOOLEAN, "the log: not every new line was read this run (max_lines or the deadline); the rest are read next run")
             .field("state_lost", Unit.BOOLEAN, "the log: latched fatal errors of this boot could not be read back from the check's state")
             .field("state_problem", Unit.TEXT, "the log: why they could not")
+            .field("cursor_resets", Unit.COUNT, "the log: values of the reader's cursor in the check's state that were invalid "
+                    + "this run (the cursor was dropped and the log read from its start)")
+            .field("cursor_problem", Unit.TEXT, "the log: what was wrong with them")
             // The GPUs: DCGM's NVLink watch judges the fabric state as FABRIC_PROBE_STATE (not started or
             // failed: FAIL, in progress: WARN) and the health mask's route and bandwidth bits as incidents.
             .rule(DefaultRule.fail(Map.of("fabric_failed", true),
@@ -145,6 +148,8 @@ public final class GpuFabricProbe implements Probe {
             .rule(DefaultRule.warn(all("required", false, "active", false, "load_state", "loaded"),
                     SERVICE_STATE + " (fabric_manager: optional)"))
             .rule(DefaultRule.warn(Map.of("nonfatal_errors", "> 0"), "{entity}: non-fatal error {nonfatal_detail}"))
+            // Nothing was missed (the log was read from its start), but state that was damaged or edited is worth a look.
+            .rule(DefaultRule.warn(Map.of("cursor_resets", "> 0"), "fabric manager log cursor: {cursor_problem}"))
             .rule(DefaultRule.unknown(Map.of("state_lost", true), "latched fabric manager errors could not be read back from the "
                     + "check's state ({state_problem}); fatal NVSwitch errors of this boot may be missing until reboot or `nhc clear {check}`"))
             .build();

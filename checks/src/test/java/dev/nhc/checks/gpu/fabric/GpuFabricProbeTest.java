@@ -362,6 +362,66 @@ class GpuFabricProbeTest {
         assertEquals(Severity.UNKNOWN, Pipeline.about(v, "fabric", "fabric manager log " + root.resolve(LOG.substring(1))).severity());
     }
 
+    /** A healthy fabric node, run once: the log's cursor is at its end. */
+    private Pipeline aFabricNodeWhoseLogWasRead() throws Exception {
+        gpus(healthyFabric());
+        log(stamped(BOOT.plusSeconds(60), "INFO", "Fabric Manager started"));
+        Pipeline p = pipeline();
+        assertEquals(Severity.PASS, Pipeline.severity(p.run(check("", "")), "fabric"));
+        return p;
+    }
+
+    @Test
+    void aFatalErrorLoggedJustBeforeTheLogWasRotatedIsStillJudged() throws Exception {
+        Pipeline p = aFabricNodeWhoseLogWasRead();
+
+        log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17));
+        Path log = root.resolve(LOG.substring(1));
+        Files.move(log, log.resolveSibling("fabricmanager.log.1"));     // what logrotate does
+        log(stamped(BOOT.plusSeconds(3700), "INFO", "log file reopened"));
+
+        Verdict v = p.run(check("", ""));
+        Finding f = Pipeline.about(v, "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)");
+        assertEquals(Severity.FAIL, f.severity());
+        assertTrue(f.message().startsWith("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 on port 17 (1 line"), f.message());
+        assertEquals(2L, Pipeline.about(v, "fabric", "fabric manager log " + log).observed().get("lines_read"),
+                "the rotated file's new line and the new file's");
+    }
+
+    @Test
+    void aFatalErrorAfterNulPaddingAndAtTheHeadOfAnOverlongLineIsJudged() throws Exception {
+        gpus(healthyFabric());
+        Path log = root.resolve(LOG.substring(1));
+        log(stamped(BOOT.plusSeconds(60), "INFO", "Fabric Manager started"));
+        Files.write(log, new byte[3 << 20], StandardOpenOption.APPEND);  // a crash's NUL blocks
+        log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17) + " " + "x".repeat(200 * 1024),
+                nonFatal(BOOT.plusSeconds(3601), 19084, "00000000:C5:00.0", 7, 40));
+
+        Verdict v = run("");
+        assertEquals(Severity.FAIL, Pipeline.about(v, "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)").severity());
+        assertEquals(Severity.WARN, Pipeline.about(v, "fabric", "NVSwitch 0000:c5:00.0 (physical id 7)").severity(),
+                "the line after the overlong one is read too");
+    }
+
+    @Test
+    void anInvalidCursorValueWarnsOnceAndTheLogIsReadFromItsStart() throws Exception {
+        Pipeline p = aFabricNodeWhoseLogWasRead();
+        StateStore store = new StateStore(root.resolve("var/lib/nhc"));
+        store.section("check.fabric").put("fmlog.offset", "a lot");
+        store.flush();
+        log(stamped(BOOT.plusSeconds(120), "INFO", "a new line"));
+
+        String logLabel = "fabric manager log " + root.resolve(LOG.substring(1));
+        Finding cursor = Pipeline.about(p.run(check("", "")), "fabric", logLabel);
+        assertEquals(Severity.WARN, cursor.severity());
+        assertEquals("fabric manager log cursor: state value fmlog.offset = \"a lot\" is invalid "
+                + "(expected a whole number in 0..9223372036854775807); reset it", cursor.message());
+        assertEquals(2L, cursor.observed().get("lines_read"), "read from its start");
+        Verdict after = p.run(check("", ""));
+        assertEquals(Severity.PASS, Pipeline.about(after, "fabric", logLabel).severity(), "the cursor is whole again");
+        assertEquals(0L, Pipeline.about(after, "fabric", logLabel).observed().get("lines_read"));
+    }
+
     @Test
     void aRebootDropsTheLatchedErrors() throws Exception {
         gpus(healthyFabric());

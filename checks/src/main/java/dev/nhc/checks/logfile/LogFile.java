@@ -1,4 +1,4 @@
-package dev.nhc.checks.kernel;
+package dev.nhc.checks.logfile;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -6,6 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
@@ -18,33 +19,51 @@ import java.util.zip.CRC32;
  * bounded prefix and of the bytes just before the read offset (a file rewritten in place keeps its
  * inode and may keep its first bytes). Also finds where a rotated file went.
  */
-final class LogFile {
+public final class LogFile {
     /** How many bytes a head or tail checksum covers. */
-    static final int CHECKSUM_BYTES = 256;
+    public static final int CHECKSUM_BYTES = 256;
     /** Rotated logs that are compressed are not text to read. */
     private static final Set<String> COMPRESSED = Set.of(".gz", ".xz", ".bz2", ".zst", ".lz4", ".z");
     /** A directory such as /var/log may be large; rotated names are looked at up to this many. */
     private static final int MAX_CANDIDATES = 1000;
 
     /** Device, inode and size of a regular file. */
-    record Id(long device, long inode, long size) {
+    public record Id(long device, long inode, long size) {
+    }
+
+    /**
+     * Where a file was read up to, and what it looked like then: its size, and CRC-32s of its first
+     * {@code headLen} bytes and of the {@code tailLen} bytes before {@code offset}. An unknown
+     * size, or a checksum not kept, is -1 (length and CRC both).
+     */
+    public record Position(long device, long inode, long size, long offset, int headLen, long headCrc, int tailLen, long tailCrc) {
     }
 
     private LogFile() {
     }
 
-    /** {@code followLinks}: the configured log path may be a link; a rotated file found by inode must not be. */
-    static Id id(Path p, boolean followLinks) throws IOException {
+    /**
+     * {@code followLinks}: the configured log path may be a link; a rotated file found by inode must
+     * not be. {@code name}: the file as errors name it ("kernel log /var/log/kern.log"). Only a
+     * regular file is a log: a FIFO or a device at its path would block or never end.
+     */
+    static Id id(Path p, boolean followLinks, String name) throws IOException {
         LinkOption[] opts = followLinks ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
-        BasicFileAttributes basic = Files.readAttributes(p, BasicFileAttributes.class, opts);
+        BasicFileAttributes basic;
+        try {
+            basic = Files.readAttributes(p, BasicFileAttributes.class, opts);
+        } catch (NoSuchFileException e) {
+            // no file in the message: it is in the name, and the reason alone is what users see
+            throw new NoSuchFileException(null, null, "cannot read " + name + ": no such file");
+        }
         if (!basic.isRegularFile()) {
-            throw new IOException("cannot read kernel log " + p + ": not a regular file");
+            throw new IOException("cannot read " + name + ": not a regular file");
         }
         try {
             Map<String, Object> unix = Files.readAttributes(p, "unix:dev,ino", opts);
             return new Id(((Number) unix.get("dev")).longValue(), ((Number) unix.get("ino")).longValue(), basic.size());
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
-            throw new IOException("cannot read kernel log " + p + ": this system does not give files' inode numbers");
+            throw new IOException("cannot read " + name + ": this system does not give files' inode numbers");
         }
     }
 
@@ -79,7 +98,7 @@ final class LogFile {
                     break;
                 }
                 try {
-                    Id id = id(candidate, false);
+                    Id id = id(candidate, false, candidate.toString());
                     if (id.device() == device && id.inode() == inode) {
                         return Optional.of(candidate);
                     }

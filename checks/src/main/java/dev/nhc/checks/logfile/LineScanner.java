@@ -1,4 +1,4 @@
-package dev.nhc.checks.kernel;
+package dev.nhc.checks.logfile;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -12,17 +12,19 @@ import java.nio.channels.FileChannel;
  * <li>NUL bytes are dropped: a crash leaves blocks of them in a log file, and the logger goes on
  *     after them, so they would otherwise hide the line that follows and fill memory;</li>
  * <li>a trailing CR is dropped; empty lines are no lines;</li>
- * <li>a last line without its newline is taken as complete: kernel loggers write whole lines.</li>
+ * <li>a last line without its newline is taken as complete (kernel loggers write whole lines),
+ *     or left for the next scan when the writer may still be writing it
+ *     ({@link #leaveUnfinishedLine()}).</li>
  * </ul>
  * The returned offset is always past whole lines (or past a stretch of an endless line, see
  * {@link Sink#outOfTime()}), so a cursor kept from it always advances.
  */
-final class LineScanner {
-    static final int MAX_LINE_BYTES = 64 * 1024;
+public final class LineScanner {
+    public static final int MAX_LINE_BYTES = 64 * 1024;
     private static final int BUFFER_BYTES = 256 * 1024;
 
     /** Where the lines go, and when to stop. */
-    interface Sink {
+    public interface Sink {
         /** Asked before each line: false stops the scan there, and the line is read next time. */
         boolean more();
 
@@ -38,14 +40,24 @@ final class LineScanner {
     }
 
     private long truncated;
+    private boolean takeUnfinished = true;
+
+    /**
+     * A last line without its newline is not handed on and the returned offset stays before it, so
+     * that the next scan reads it whole once the writer has finished it.
+     */
+    public LineScanner leaveUnfinishedLine() {
+        this.takeUnfinished = false;
+        return this;
+    }
 
     /** Lines longer than {@link #MAX_LINE_BYTES} seen by this scanner. */
-    long truncated() {
+    public long truncated() {
         return truncated;
     }
 
     /** Scans from {@code offset} to the end of the file, or until the sink stops it; returns the offset after the last line handed on. */
-    long scan(FileChannel ch, long offset, Sink sink) throws IOException {
+    public long scan(FileChannel ch, long offset, Sink sink) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(BUFFER_BYTES);
         byte[] line = new byte[1024];
         int len = 0;
@@ -98,7 +110,7 @@ final class LineScanner {
                 return pos;
             }
         }
-        if (inLine && sink.more()) {
+        if (inLine && takeUnfinished && sink.more()) {
             emit(sink, ++lineNo, line, len, over);
             consumed = pos;
         } else if (!inLine) {

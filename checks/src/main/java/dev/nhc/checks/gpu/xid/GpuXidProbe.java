@@ -175,7 +175,9 @@ public final class GpuXidProbe implements Probe {
      */
     private static Map<String, Seen> merge(Map<String, Seen> log, Map<String, Seen> nvml) {
         Map<String, Seen> out = new LinkedHashMap<>(log);
-        nvml.forEach((key, n) -> out.merge(key, n, (l, e) -> l.count >= e.count ? l.withGpu(e.last.gpu()) : e.withPci(l.last.pci())));
+        nvml.forEach((key, n) -> out.merge(key, n, (l, e) -> (l.count >= e.count ? l.withGpu(e.last.gpu()) : e.withPci(l.last.pci()))
+                // an NVLink5 XID (144-150) is fatal only by its log line's text: NVML cannot tell, so either source's word counts
+                .fatalIf(l.anyFatal || e.anyFatal)));
         return out;
     }
 
@@ -222,6 +224,15 @@ public final class GpuXidProbe implements Probe {
             }
             Seen s = copy();
             s.last = new XidEvent(last.kind(), pci, last.gpu(), last.code(), last.fatal(), last.recoveryAction(), last.text(), last.when());
+            return s;
+        }
+
+        Seen fatalIf(boolean fatal) {
+            if (!fatal || anyFatal) {
+                return this;
+            }
+            Seen s = copy();
+            s.anyFatal = true;
             return s;
         }
 

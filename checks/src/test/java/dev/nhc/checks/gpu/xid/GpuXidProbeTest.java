@@ -429,6 +429,19 @@ class GpuXidProbeTest {
         assertFalse(f.message().contains("×"), f.message());
     }
 
+    /** NVML saw the NVLink5 XID more often than the log: the line's "Fatal" still makes it fatal. */
+    @Test
+    void anNvlink5XidFatalByItsLineStaysFatalWhenNvmlSawItMoreOften() throws Exception {
+        NvmlXidEvents events = new NvmlXidEvents();
+        events.add(new NvmlXidEvents.Event(1, "0009:01:00.0", 149, Instant.parse("2026-11-22T04:10:00Z")));
+        events.add(new NvmlXidEvents.Event(1, "0009:01:00.0", 149, Instant.parse("2026-11-22T04:10:01Z")));
+        log("[1.0] NVRM: Xid (PCI:0009:01:00): 149, NETIR_LINK_EVT  Fatal   XC0 i0 Link 01 (0x021425c6)\n");
+        Verdict v = pipeline().service(NvmlXidEvents.class, events).run(XID);
+        Finding f = Pipeline.about(v, "xid", "GPU 1");
+        assertEquals(Severity.FAIL, f.severity(), f.message());
+        assertTrue(f.message().contains("XID 149 (fatal NVLink5 error)"), f.message());
+    }
+
     @Test
     void nonFatalNvmlEventsWarnForTheRunThatSawThem() throws Exception {
         log("");

@@ -24,6 +24,7 @@ import java.util.Objects;
  */
 public final class KernelLogFollower implements AutoCloseable {
     static final int POLL_MS = 200;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(KernelLogFollower.class);
 
     private final Runnable onNew;
     private final List<AutoCloseable> open = new ArrayList<>();
@@ -125,7 +126,7 @@ public final class KernelLogFollower implements AutoCloseable {
                     long now = System.nanoTime();
                     if (now - lastWake > POLL_MS * 1_000_000L) {
                         lastWake = now;
-                        onNew.run();
+                        wake();
                     }
                 }
             } catch (IOException e) {
@@ -137,6 +138,18 @@ public final class KernelLogFollower implements AutoCloseable {
         t.start();
     }
 
+    /**
+     * Tells the daemon there is something new. A bug behind it must not end the following: the
+     * thread would stop silently and fatal XIDs would wait for the next interval.
+     */
+    private void wake() {
+        try {
+            onNew.run();
+        } catch (RuntimeException e) {
+            LOG.warn("acting on new kernel log lines failed; still following", e);
+        }
+    }
+
     private interface Poll {
         boolean anythingNew() throws IOException;
     }
@@ -146,7 +159,7 @@ public final class KernelLogFollower implements AutoCloseable {
             while (!closed) {
                 try {
                     if (p.anythingNew()) {
-                        onNew.run();
+                        wake();
                     }
                     Thread.sleep(POLL_MS); // the polling period of a source that offers nothing to wait on
                 } catch (InterruptedException e) {

@@ -186,8 +186,17 @@ public final class IbPortsProbe implements Probe {
             ports.add(observe(port, count == null, history));
         }
         if (history != null) {
+            // A device whose ports could not be listed this time still has them: keep their flap window.
+            Set<String> unlisted = new HashSet<>();
+            for (IbPort port : all) {
+                if (!port.readable() && port.port() == IbPort.NO_PORT) {
+                    unlisted.add(port.device() + "/");
+                }
+            }
             for (String key : ctx.state().snapshot().keySet()) {
-                if (!present.contains(key)) {
+                int slash = key.indexOf('/');
+                boolean kept = present.contains(key) || (slash > 0 && unlisted.contains(key.substring(0, slash + 1)));
+                if (!kept) {
                     ctx.state().remove(key); // a port that is gone: its counters mean nothing any more
                 }
             }

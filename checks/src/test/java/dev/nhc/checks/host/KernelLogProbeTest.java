@@ -197,6 +197,21 @@ class KernelLogProbeTest {
         assertEquals(List.of(), problems(pipeline().run(check)));
     }
 
+    /** The reader stopped at the check's deadline: the kernel log says it is behind, and warns by default. */
+    @Test
+    void aLogNotReadToItsEndInTimeIsObservedAsBehind() throws Exception {
+        log("[1.0] a\n[2.0] b\n");
+        dev.nhc.probe.ProbeResult r = probe.probe(new dev.nhc.engine.testing.TestProbeContext(root).checkName("klog")
+                .with(probe.spec(), "{ log: " + LOG + " }").budget(java.time.Duration.ZERO));
+        Observation log = r.observations().stream().filter(o -> o.entity().label().equals("kernel log")).findFirst().orElseThrow();
+        assertEquals(true, log.get("behind"));
+        assertTrue(probe.spec().defaultRules().stream().anyMatch(rule -> rule.toString().contains("behind")),
+                probe.spec().defaultRules().toString());
+        Observation read = Pipeline.result(run(), "klog").observations().stream()
+                .filter(o -> o.entity().label().equals("kernel log")).findFirst().orElseThrow();
+        assertEquals(false, read.get("behind"));
+    }
+
     @Test
     void unreadableLogIsUnknown() throws Exception {
         Finding f = finding(run(), "kernel log").orElseThrow();

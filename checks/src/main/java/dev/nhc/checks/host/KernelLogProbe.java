@@ -40,7 +40,7 @@ public final class KernelLogProbe implements Probe {
     static final String BOOT_ID = "kl.boot_id";
     /** Why latches of this boot were lost, kept until reboot or {@code nhc clear}. */
     static final String LOST = "kl.state_lost";
-    static final Entity LOG = Entity.of(Entity.Kind.LOG, KernelLogPatterns.RESERVED);
+    static final Entity LOG = KernelLogSpec.LOG_ENTITY;
     private static final int TEXT_MAX = 200;
     private static final Pattern WHEN = Pattern.compile("[\\x20-\\x7e]{0,64}");
     private static final Pattern BOOT = Pattern.compile("[\\x21-\\x7e]{1,128}");

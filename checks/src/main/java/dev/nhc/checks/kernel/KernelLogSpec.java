@@ -1,5 +1,6 @@
 package dev.nhc.checks.kernel;
 
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
@@ -11,6 +12,8 @@ import java.util.Map;
 
 /** What every probe over new kernel log lines (kernel.log, gpu.xid) shares: reader keys, reader fields, and clearing. */
 public final class KernelLogSpec {
+    /** The entity of the log reading itself, in kernel.log and gpu.xid alike; no pattern may take its name. */
+    public static final Entity LOG_ENTITY = Entity.of(Entity.Kind.LOG, "kernel log");
     private KernelLogSpec() {
     }
 

@@ -36,7 +36,7 @@ import java.util.Map;
  */
 public final class GpuXidProbe implements Probe {
     /** The "kernel log" reading itself: what was read, and what was lost. */
-    static final Entity LOG = Entity.of(Entity.Kind.LOG, "kernel log");
+    static final Entity LOG = KernelLogSpec.LOG_ENTITY;
     private static final int TEXT_MAX = 160;
 
     static final ParamSpec<List<Long>> FAIL = xids("fail",

@@ -194,8 +194,9 @@ public final class DcgmDiagProbe implements Probe {
         }
         String when = last.at().toString();
         if (last.problem() != null) {
+            // not a run: an every: diag must run again as soon as the GPUs are idle, as the message says
             return DcgmHealthProbe.unreadable(skipReason + "; the last diag's result (of " + when + ") could not be read back from the "
-                    + "check's state (" + last.problem() + "); diag runs again when the GPUs are idle");
+                    + "check's state (" + last.problem() + "); diag runs again when the GPUs are idle").asCarriedOver();
         }
         if (passed(last.observations())) {
             return ProbeResult.skipped(skipReason + "; the last diag (" + when + ") passed");

@@ -39,6 +39,10 @@ public final class DcgmHealthProbe implements Probe {
     static final ParamSpec<String> WATCHES = ParamSpec.text("watches",
                     "systems to watch when none are set, as dcgmi health -s letters: p m i d t n x a (all)").defaultValue("a")
             .check(s -> s.matches("[pmidtnxa]+") ? null : "must be dcgmi health -s letters from p m i d t n x a, not '" + s + "'");
+    /*
+     * The one exception to "a probe only observes" (docs/DESIGN.md): without watches DCGM reports
+     * nothing, and a check that passed then would pass a node nobody looked at.
+     */
     static final ParamSpec<Boolean> SET_WATCHES = ParamSpec.flag("set_watches",
             "set the watches when DCGM has none; false reports UNKNOWN instead").defaultValue(true);
 

@@ -1,11 +1,11 @@
 package dev.nhc.checks.dcgm;
 
+import dev.nhc.checks.host.Executables;
 import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.process.TrustedCommand;
 import dev.nhc.probe.ProbeContext;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,19 +22,21 @@ final class Dcgmi {
     // what is left of the check's time once dcgmi is killed: enough to report the kill
     private static final Duration REPORT_SLACK = Duration.ofMillis(300);
 
-    private final Path path;
+    private final String program;
 
-    private Dcgmi(Path path) {
-        this.path = path;
+    private Dcgmi(String program) {
+        this.program = program;
     }
 
-    Path path() {
-        return path;
+    /** The configured path, or the bare name looked up in the system directories. */
+    String program() {
+        return program;
     }
 
     /**
-     * Finds dcgmi: {@code with: { dcgmi }}, else {@code settings.dcgmi}, else nhc's own PATH and
-     * the usual install directories. Throws with the places looked at when none is executable.
+     * Finds dcgmi: {@code with: { dcgmi }}, else {@code settings.dcgmi}, else the system
+     * directories (never nhc's own PATH or /usr/local: root runs it, see {@link Executables}).
+     * Throws with the place looked at when it is missing or not one root may run.
      */
     static Dcgmi locate(ProbeContext ctx, String configuredByCheck) throws DcgmUnavailable {
         String configured = configuredByCheck;
@@ -43,41 +45,36 @@ final class Dcgmi {
             configured = ctx.setting("dcgmi").toString();
             where = "settings.dcgmi";
         }
-        if (configured != null) {
-            Path p = Path.of(configured);
-            if (!Files.isExecutable(p)) {
-                throw new DcgmUnavailable("dcgmi not found at " + configured + " (from " + where + "): " + INSTALL_HINT);
+        String program = configured == null ? "dcgmi" : configured;
+        // checked now, so that a missing DCGM is told apart from a failing one; checked again when run
+        try (TrustedCommand cmd = Executables.prepare(List.of(program))) {
+            return new Dcgmi(program);
+        } catch (Executables.Unusable e) {
+            if (!e.notFound()) {
+                throw new DcgmUnavailable(e.getMessage() + (configured == null ? "" : " (from " + where + ")"));
             }
-            return new Dcgmi(p);
+            throw new DcgmUnavailable(configured == null
+                    ? "dcgmi not found in " + Executables.searched("dcgmi") + ": " + INSTALL_HINT
+                    : "dcgmi not found at " + configured + " (from " + where + "): " + INSTALL_HINT);
+        } catch (IOException e) {
+            throw new DcgmUnavailable("cannot check dcgmi: " + e.getMessage());
         }
-        List<String> dirs = new ArrayList<>();
-        String envPath = System.getenv("PATH");
-        if (envPath != null) {
-            dirs.addAll(List.of(envPath.split(":")));
-        }
-        dirs.addAll(List.of("/usr/bin", "/usr/local/bin", "/usr/sbin"));
-        for (String d : dirs) {
-            if (d.isEmpty()) {
-                continue;
-            }
-            Path p = Path.of(d, "dcgmi");
-            if (Files.isExecutable(p)) {
-                return new Dcgmi(p);
-            }
-        }
-        throw new DcgmUnavailable("dcgmi not found on PATH or in /usr/bin, /usr/local/bin: " + INSTALL_HINT);
     }
 
     /** Runs dcgmi with these arguments; it is killed with everything it started when the check's time is up. */
     ProcessRunner.Result run(ProbeContext ctx, String... args) throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>();
-        argv.add(path.toString());
+        argv.add(program);
         argv.addAll(List.of(args));
         Duration budget = ctx.remaining().minus(REPORT_SLACK);
         if (budget.compareTo(Duration.ofMillis(100)) < 0) {
             budget = Duration.ofMillis(100);
         }
-        return ProcessRunner.of(argv).cleanEnvironment().timeout(budget).outputCap(4 << 20).run();
+        try (TrustedCommand cmd = Executables.prepare(argv)) {
+            return Executables.runner(cmd).timeout(budget).outputCap(4 << 20).run();
+        } catch (Executables.Unusable e) {
+            throw new IOException(e.getMessage());
+        }
     }
 
     /**

@@ -24,7 +24,7 @@ final class LastDiag {
     static final String LAST_RESULTS = "last_results";
     static final String LEGACY_FINDINGS = "last_findings";
 
-    private static final int TEXT_MAX = 4000;
+    static final int TEXT_MAX = 4000;
     private static final Set<String> COUNTS = Set.of("tests", "tests_run", "tests_failed", "failed", "warned", "config_failed", "level");
     private static final Set<String> TEXTS = Set.of("results", "skip_reasons", "runtime_error");
     private static final Pattern LEGACY_GPU = Pattern.compile("gpu(\\d{1,6})");
@@ -46,7 +46,8 @@ final class LastDiag {
             m.put("entity", o.entity().label());
             o.fields().forEach((k, v) -> {
                 if (!k.equals("age")) {
-                    m.put(k, v);
+                    // kept no longer than load accepts: a long DCGM message must not make the kept failure "damaged"
+                    m.put(k, TEXTS.contains(k) && v instanceof String t ? cut(t) : v);
                 }
             });
             out.add(m);
@@ -55,6 +56,18 @@ final class LastDiag {
         state.put(LAST_LEVEL, level);
         state.put(LAST_RESULTS, out);
         state.remove(LEGACY_FINDINGS);
+    }
+
+    /** At most {@link #TEXT_MAX} characters, a cut one ending in "…". */
+    static String cut(String s) {
+        if (s.length() <= TEXT_MAX) {
+            return s;
+        }
+        int end = TEXT_MAX - 1;
+        if (Character.isLowSurrogate(s.charAt(end))) {
+            end--;  // never split a character in two
+        }
+        return s.substring(0, end) + "…";
     }
 
     /** The kept diag, or null when none ran (or its time is unusable, so it cannot be told apart from none). */

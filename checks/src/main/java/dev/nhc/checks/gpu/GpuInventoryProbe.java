@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu;
 
+import dev.nhc.checks.host.AllOf;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
 import dev.nhc.probe.DefaultRule;
@@ -42,7 +43,7 @@ public final class GpuInventoryProbe implements Probe {
             .field("uuid", Unit.TEXT, "GPU UUID")
             .field("persistence_mode", Unit.BOOLEAN, "whether persistence mode is on")
             .field("model_matches", Unit.BOOLEAN, "whether the GPU's name contains the check's model (reported when model is set)")
-            .rule(DefaultRule.fail(GpuSpecs.allOf("nvml_available", false, "gpu_count", "< {with.count}"), "{nvml_error}")
+            .rule(DefaultRule.fail(AllOf.of("nvml_available", false, "gpu_count", "< {with.count}"), "{nvml_error}")
                     .remedy(Remedy.REBOOT))
             .rule(DefaultRule.fail(Map.of("gpu_count", "< {with.count}"),
                             "only {gpu_count} of the {with.count} GPUs found (a GPU fell off the bus or was not enumerated; see dmesg for Xid 79)")

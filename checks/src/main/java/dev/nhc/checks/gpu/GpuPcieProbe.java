@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu;
 
+import dev.nhc.checks.host.AllOf;
 import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.Probe;
 import dev.nhc.probe.ProbeContext;
@@ -42,8 +43,8 @@ public final class GpuPcieProbe implements Probe {
             .field("pcie_replay_rate_exceeded", Unit.BOOLEAN, "replays grow faster than the limit")
             .rule(DefaultRule.warn(Map.of("pcie_width_degraded", true),
                     "{gpu}: PCIe link runs at x{pcie_width} of x{pcie_width_max}"))
-            .rule(DefaultRule.warn(List.of(GpuSpecs.allOf("pcie_gen_degraded", true, "performance_state", "<= 2"),
-                            GpuSpecs.allOf("pcie_gen_degraded", true, "gpu_utilization", "> 0")),
+            .rule(DefaultRule.warn(List.of(AllOf.of("pcie_gen_degraded", true, "performance_state", "<= 2"),
+                            AllOf.of("pcie_gen_degraded", true, "gpu_utilization", "> 0")),
                     "{gpu}: PCIe link runs at Gen{pcie_gen} of Gen{pcie_gen_max} while the GPU is busy "
                             + "(P{performance_state}, {gpu_utilization} utilisation)"))
             .rule(DefaultRule.warn(Map.of("pcie_replay_rate_exceeded", true),

@@ -23,6 +23,8 @@ import java.util.concurrent.TimeoutException;
  * It decides nothing: the rules {@link GpuSpecs} adds to every GPU probe do.
  */
 public final class GpuScan {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GpuScan.class);
+
     /** The GPUs as a whole: their count and driver, and whether NVML can be used at all. */
     public static final Entity GPUS = Entity.of(Entity.Kind.NODE, "gpus", "GPUs");
 
@@ -76,7 +78,7 @@ public final class GpuScan {
                 // Every call inside has its own deadline inside the probe's; this wait is a backstop.
                 out.add(reads.get(i).get(Math.max(0, waitUntil - System.nanoTime()), TimeUnit.NANOSECONDS).observation());
             } catch (ExecutionException e) {
-                out.add(Observation.unreadable(entity(gpu), gpu.label() + ": could not be read: " + e.getCause()));
+                out.add(Observation.unreadable(entity(gpu), gpu.label() + ": could not be read: " + describe(e.getCause())));
             } catch (TimeoutException e) {
                 out.add(Observation.unreadable(entity(gpu), gpu.label() + ": not read before the check's deadline"));
             }
@@ -108,6 +110,16 @@ public final class GpuScan {
             b.put(RESPONDING, false).put(NVML_CALL, e.blockedCall());
         }
         return b;
+    }
+
+    /**
+     * What went wrong in words for the report: the message, never a Java class name. An error
+     * without one is nhc's own; its stack trace goes to the debug log.
+     */
+    public static String describe(Throwable cause) {
+        LOG.debug("reading a GPU failed", cause);
+        String m = cause == null ? null : cause.getMessage();
+        return m == null || m.isBlank() ? "an unexpected error inside nhc" : m.strip().replace('\n', ' ');
     }
 
     public static Entity entity(GpuDevice gpu) {

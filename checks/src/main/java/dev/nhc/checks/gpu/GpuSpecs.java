@@ -8,7 +8,6 @@ import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -57,13 +56,5 @@ public final class GpuSpecs {
 
     static ProbeSpec.Builder builder(String name, String description, String healthSystem) {
         return builder(name, description, healthSystem, ENTITIES);
-    }
-
-    /** Conditions that must all hold, in the order given (Map.of's order changes from one JVM to the next, and nhc list prints it). */
-    static Map<String, Object> allOf(String field, Object condition, String field2, Object condition2) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put(field, condition);
-        m.put(field2, condition2);
-        return m;
     }
 }

@@ -6,14 +6,15 @@ import java.util.Map;
 
 /**
  * A default rule's condition over several fields (all must hold), in the order written: Map.of
- * would order them differently on every JVM, and {@code nhc list} prints them.
+ * would order them differently on every JVM, and {@code nhc list} prints them. The one helper
+ * for this in the checks.
  */
-final class AllOf {
+public final class AllOf {
     private AllOf() {
     }
 
     /** {@code of("threads", "< {with.threads}", "smt_control", "~ off")}. */
-    static Map<String, Object> of(Object... fieldsAndConditions) {
+    public static Map<String, Object> of(Object... fieldsAndConditions) {
         if (fieldsAndConditions.length % 2 != 0) {
             throw new IllegalArgumentException("field and condition pairs expected");
         }

@@ -18,7 +18,6 @@ import dev.nhc.units.Unit;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -67,9 +66,9 @@ public final class CommandProbe implements Probe {
             .field("duration", Unit.SECONDS, "how long it ran")
             .rule(DefaultRule.fail(Map.of("timed_out", true),
                     "{entity} did not finish within {time_limit}; killed it and {killed_processes} {killed_processes|process|processes} it started"))
-            .rule(DefaultRule.fail(all("exit_code", EXIT_DIFFERS, "first_line", HAS_LINE), "{first_line}"))
+            .rule(DefaultRule.fail(AllOf.of("exit_code", EXIT_DIFFERS, "first_line", HAS_LINE), "{first_line}"))
             .rule(DefaultRule.fail(Map.of("exit_code", EXIT_DIFFERS), "{entity} exited with {exit_code} (expected {with.exit_code})"))
-            .rule(DefaultRule.fail(all("output_matches", false, "first_line", HAS_LINE),
+            .rule(DefaultRule.fail(AllOf.of("output_matches", false, "first_line", HAS_LINE),
                     "output of {entity} does not match /{with.output}/: {first_line}"))
             .rule(DefaultRule.fail(Map.of("output_matches", false), "output of {entity} does not match /{with.output}/ (no output)"))
             .build();
@@ -82,14 +81,6 @@ public final class CommandProbe implements Probe {
 
     CommandProbe(BooleanSupplier runningAsRoot) {
         this.runningAsRoot = runningAsRoot;
-    }
-
-    /** Conditions that must all hold, in the order nhc list shows them. */
-    private static Map<String, Object> all(String field, Object condition, String field2, Object condition2) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put(field, condition);
-        m.put(field2, condition2);
-        return m;
     }
 
     @Override

@@ -83,7 +83,14 @@ public final class DiskWritableProbe implements Probe {
      * this check again and again; without this, every run against a dead server would strand one
      * more thread in the kernel.
      */
-    private final Map<Path, Long> stuck = new ConcurrentHashMap<>();
+    private final Map<Key, Long> stuck = new ConcurrentHashMap<>();
+
+    /**
+     * One probe serves every {@code disk.writable} check: two checks of one path each run their
+     * own test, so one's test in flight is never the other's "earlier test".
+     */
+    private record Key(String check, Path dir) {
+    }
 
     public DiskWritableProbe() {
         this(DiskWritableProbe::createWriteRemove);
@@ -107,7 +114,8 @@ public final class DiskWritableProbe implements Probe {
         String prefix = ".nhc-write-" + ctx.hostname() + "-";
 
         long start = System.nanoTime();
-        Long earlier = stuck.putIfAbsent(dir, start);
+        Key key = new Key(ctx.checkName(), dir);
+        Long earlier = stuck.putIfAbsent(key, start);
         if (earlier != null) {
             return ProbeResult.of(Observation.of(entity).put("answered", false).put("earlier_test_stuck", true)
                     .put("waited_seconds", seconds(start - earlier)).build());
@@ -120,11 +128,17 @@ public final class DiskWritableProbe implements Probe {
             } catch (Throwable t) {
                 done.completeExceptionally(t);
             } finally {
-                stuck.remove(dir);
+                stuck.remove(key, start);
             }
         }, "nhc-writable " + path);
         worker.setDaemon(true);
-        worker.start();
+        try {
+            worker.start();
+        } catch (RuntimeException | Error e) {
+            // no test is running: an entry left here would fail this path for the daemon's lifetime
+            stuck.remove(key, start);
+            throw e;
+        }
         try {
             done.get(limit.toNanos(), TimeUnit.NANOSECONDS);
             return ProbeResult.of(answered(entity, start).put("writable", true).build());

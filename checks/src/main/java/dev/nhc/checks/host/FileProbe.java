@@ -1,5 +1,6 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.engine.files.OpenedFile;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
@@ -13,7 +14,8 @@ import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,10 +29,13 @@ import java.util.regex.Pattern;
  * match a regex. The path is resolved under the system root. It observes what the file is; the
  * default rules compare that with the check's parameters, one rule per parameter, so the first
  * mismatch (existence, mode, owner, age, contents, in that order) is the finding.
- * {@code contains} is searched in the first 16 MiB, with {@code ^} and {@code $} matching at line ends.
+ * {@code contains} is matched line by line (lines of up to 64 KiB) in the first 16 MiB of a regular
+ * file, with {@code ^} and {@code $} matching at line ends; a FIFO or device is not read.
  */
 public final class FileProbe implements Probe {
     private static final int CONTENT_MAX = 16 * 1024 * 1024;
+    /** The longest line matched at once; a longer one is matched in pieces. */
+    static final int LINE_MAX = 64 * 1024;
 
     static final ParamSpec<String> PATH = ParamSpec.text("path", "absolute path")
             .required()
@@ -111,8 +116,10 @@ public final class FileProbe implements Probe {
         if (contains != null) {
             try {
                 // Lines, as an admin reads a file: ^ and $ match at each line's ends.
-                o.put("contents_match", Pattern.compile(contains.pattern(), contains.flags() | Pattern.MULTILINE).matcher(head(f)).find());
+                o.put("contents_match", containsLine(f, Pattern.compile(contains.pattern(), contains.flags() | Pattern.MULTILINE)));
                 o.put("contents_readable", true);
+            } catch (OpenedFile.NotRegularFileException e) {
+                o.put("contents_readable", false).put("contents_error", e.getMessage());
             } catch (IOException e) {
                 o.put("contents_readable", false).put("contents_error", why(e));
             }
@@ -141,9 +148,36 @@ public final class FileProbe implements Probe {
         return !owner.isEmpty() && owner.length() < 11 && owner.chars().allMatch(Character::isDigit);
     }
 
-    private static String head(Path f) throws IOException {
-        try (InputStream in = Files.newInputStream(f)) {
-            return new String(in.readNBytes(CONTENT_MAX), StandardCharsets.UTF_8);
+    /**
+     * Whether a line of the file's first {@link #CONTENT_MAX} bytes matches, read as a stream: the
+     * daemon's heap is small and checks run side by side, so the file is never held whole. A line
+     * longer than {@link #LINE_MAX} is matched in pieces of that length. Only a regular file is
+     * opened: a FIFO would block the check forever, a device could be endless.
+     */
+    static boolean containsLine(Path f, Pattern pattern) throws IOException {
+        try (OpenedFile file = OpenedFile.open(f.toAbsolutePath(), false);
+             Reader in = new InputStreamReader(Files.newInputStream(Path.of(file.execPath())), StandardCharsets.UTF_8)) {
+            StringBuilder line = new StringBuilder();
+            char[] buf = new char[8192];
+            long left = CONTENT_MAX;
+            int n;
+            while (left > 0 && (n = in.read(buf, 0, (int) Math.min(buf.length, left))) > 0) {
+                left -= n;
+                for (int i = 0; i < n; i++) {
+                    char c = buf[i];
+                    if (c == '\n' || line.length() >= LINE_MAX) {
+                        if (pattern.matcher(line).find()) {
+                            return true;
+                        }
+                        line.setLength(0);
+                        if (c == '\n') {
+                            continue;
+                        }
+                    }
+                    line.append(c);
+                }
+            }
+            return pattern.matcher(line).find();
         }
     }
 }

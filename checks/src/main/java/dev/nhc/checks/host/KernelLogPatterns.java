@@ -40,7 +40,7 @@ final class KernelLogPatterns {
     static final String WARN = "warn";
     private static final List<String> KEYS = List.of("regex", "severity", "message", "name", "after_boot");
     /** The name of the log reading's own entity, which no pattern may take. */
-    static final String RESERVED = "kernel log";
+    static final String RESERVED = dev.nhc.checks.kernel.KernelLogSpec.LOG_ENTITY.id();
 
     /** One pattern: lines matching {@code regex}, after {@code afterBoot} (null: any time), count for the entity {@code name}. */
     record LogPattern(String name, Pattern regex, String severity, String message, Duration afterBoot) {

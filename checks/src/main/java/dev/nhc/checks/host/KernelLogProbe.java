@@ -1,5 +1,6 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.checks.LatchLoss;
 import dev.nhc.checks.host.KernelLogPatterns.LogPattern;
 import dev.nhc.checks.kernel.KernelLogLine;
 import dev.nhc.checks.kernel.KernelLogReader;
@@ -39,7 +40,7 @@ public final class KernelLogProbe implements Probe {
     static final String BOOT_ID = "kl.boot_id";
     /** Why latches of this boot were lost, kept until reboot or {@code nhc clear}. */
     static final String LOST = "kl.state_lost";
-    static final Entity LOG = Entity.of(Entity.Kind.LOG, KernelLogPatterns.RESERVED);
+    static final Entity LOG = KernelLogSpec.LOG_ENTITY;
     private static final int TEXT_MAX = 200;
     private static final Pattern WHEN = Pattern.compile("[\\x20-\\x7e]{0,64}");
     private static final Pattern BOOT = Pattern.compile("[\\x21-\\x7e]{1,128}");
@@ -138,8 +139,9 @@ public final class KernelLogProbe implements Probe {
         if (readError != null) {
             out.observe(Observation.unreadable(LOG, readError));
         } else {
+            String lost = latched.lost();
             Observation.Builder log = Observation.of(LOG).put("source", stats.source())
-                    .put("state_lost", latched.lost != null).put("state_problem", latched.lost);
+                    .put("state_lost", lost != null).put("state_problem", lost);
             KernelLogSpec.putStats(log, stats);
             out.observe(log.build());
         }
@@ -189,24 +191,22 @@ public final class KernelLogProbe implements Probe {
      */
     private static final class Latches {
         final Map<String, Latch> byName = new LinkedHashMap<>();
-        String lost;
+        private final LatchLoss loss;
+
+        private Latches(LatchLoss loss) {
+            this.loss = loss;
+        }
 
         static Latches load(ProbeState state, String bootId) {
-            Latches l = new Latches();
             Object storedBoot = state.get(BOOT_ID);
             boolean validBoot = storedBoot instanceof String s && BOOT.matcher(s).matches();
+            if (validBoot && bootId != null && !bootId.equals(storedBoot)) {
+                return new Latches(LatchLoss.none()); // rebooted
+            }
+            Latches l = new Latches(LatchLoss.load(state, LOST));
             if (storedBoot != null && !validBoot) {
-                l.lost = "the boot id kept with them is invalid";
-            } else if (bootId != null && storedBoot != null && !bootId.equals(storedBoot)) {
-                return l; // rebooted
-            }
-            if (state.lostBecause() != null) {
-                // The state file and its previous generation could not be read: latches of this boot may be gone.
-                l.note("state unreadable: " + state.lostBecause());
-            }
-            if (state.get(LOST) != null) {
-                l.note(state.get(LOST) instanceof String why && !why.isBlank() && why.length() <= 300 ? why
-                        : "an earlier run could not read them back");
+                // keep what is there: a latch of an earlier boot is safer than a lost one of this boot
+                l.note("the boot id kept with them is invalid");
             }
             Object saved = state.get(LATCHED);
             if (saved == null) {
@@ -244,7 +244,12 @@ public final class KernelLogProbe implements Probe {
         }
 
         private void note(String why) {
-            lost = lost == null ? why : lost + "; " + why;
+            loss.note(why);
+        }
+
+        /** Why latches of this boot may be gone, or null. */
+        String lost() {
+            return loss.reason();
         }
 
         Latch get(String name) {
@@ -270,7 +275,7 @@ public final class KernelLogProbe implements Probe {
                 out.put(name, m);
             });
             state.put(LATCHED, out.isEmpty() ? null : out);
-            state.put(LOST, lost);
+            loss.save(state, LOST);
             if (bootId != null) {
                 state.put(BOOT_ID, bootId);
             }

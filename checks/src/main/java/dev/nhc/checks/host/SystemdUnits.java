@@ -1,19 +1,19 @@
 package dev.nhc.checks.host;
 
 import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.process.TrustedCommand;
 import dev.nhc.model.Observation;
 
-import java.nio.file.Path;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
  * Reads a systemd unit's state with {@code systemctl show -p ActiveState,SubState,LoadState -- UNIT}
- * (argv only, a clean environment, under a time limit): for {@code systemd.unit} and for probes
+ * (argv only, under {@link Executables}' rules for programs root runs, under a time limit): for {@code systemd.unit} and for probes
  * that depend on a service, such as {@code gpu.fabric} and nvidia-fabricmanager.
  */
 public final class SystemdUnits {
@@ -45,30 +45,28 @@ public final class SystemdUnits {
     }
 
     /**
-     * @param systemctl a path, or a name looked up in the system directories ({@link Executables})
+     * @param systemctl a path, or a name looked up in the system directories; run under {@link Executables}' rules
      * @param within    how long systemctl may take
      * @throws Unreadable no systemctl, or one that cannot talk to systemd (a container), hung or printed nothing usable
      */
     public static UnitState show(String systemctl, String unit, Duration within) throws Unreadable, InterruptedException {
-        Optional<Path> exe = Executables.find(systemctl);
-        if (exe.isEmpty()) {
-            throw new Unreadable("systemctl not found (looked for " + systemctl + " in " + Executables.searched(systemctl)
-                    + "); is this a systemd host?");
-        }
         ProcessRunner.Result r;
-        try {
-            r = ProcessRunner.of(List.of(exe.get().toString(), "show", "-p", "ActiveState,SubState,LoadState", "--", unit))
-                    .timeout(ProcessRunner.within(within))
-                    .cleanEnvironment()
-                    .run();
+        List<String> argv = List.of(systemctl, "show", "-p", "ActiveState,SubState,LoadState", "--", unit);
+        try (TrustedCommand cmd = Executables.prepare(argv)) {
+            r = Executables.runner(cmd).timeout(ProcessRunner.within(within)).run();
+        } catch (Executables.Unusable e) {
+            throw new Unreadable(e.notFound() ? "systemctl not found (looked for " + systemctl + " in " + Executables.searched(systemctl)
+                    + "); is this a systemd host?" : e.getMessage());
         } catch (ProcessRunner.StartFailure e) {
-            throw new Unreadable("cannot run " + exe.get() + ": " + e.reason());
+            throw new Unreadable("cannot run " + systemctl + ": " + e.reason());
+        } catch (IOException e) {
+            throw new Unreadable("cannot run " + systemctl + ": " + e.getMessage());
         }
         if (r.timedOut()) {
-            throw new Unreadable(exe.get() + " show " + unit + " did not answer in time; killed it");
+            throw new Unreadable(systemctl + " show " + unit + " did not answer in time; killed it");
         }
         if (r.exitCode() != 0) {
-            throw new Unreadable(exe.get() + " show " + unit + " exited with " + r.exitCode() + ": " + r.firstLine());
+            throw new Unreadable(systemctl + " show " + unit + " exited with " + r.exitCode() + ": " + r.firstLine());
         }
         Map<String, String> props = new HashMap<>();
         for (String line : r.stdout().split("\n")) {
@@ -79,7 +77,7 @@ public final class SystemdUnits {
         }
         String active = props.get("ActiveState");
         if (active == null || active.isEmpty()) {
-            throw new Unreadable(exe.get() + " show printed no ActiveState for " + unit + ": " + r.firstLine());
+            throw new Unreadable(systemctl + " show printed no ActiveState for " + unit + ": " + r.firstLine());
         }
         return new UnitState(active, props.getOrDefault("SubState", ""), props.getOrDefault("LoadState", ""));
     }

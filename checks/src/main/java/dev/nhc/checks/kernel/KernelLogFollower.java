@@ -1,5 +1,9 @@
 package dev.nhc.checks.kernel;
 
+import dev.nhc.checks.host.Executables;
+import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.process.TrustedCommand;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -20,6 +24,7 @@ import java.util.Objects;
  */
 public final class KernelLogFollower implements AutoCloseable {
     static final int POLL_MS = 200;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(KernelLogFollower.class);
 
     private final Runnable onNew;
     private final List<AutoCloseable> open = new ArrayList<>();
@@ -92,9 +97,28 @@ public final class KernelLogFollower implements AutoCloseable {
     }
 
     private void followJournal(String journalctl) throws IOException {
-        Process p = new ProcessBuilder(journalctl, "-k", "-f", "-n", "0", "-o", "cat").redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+        // root runs it for as long as the daemon lives: the same rules as every program nhc runs
+        // (system directories only, a root-owned program); the daemon's own environment is not passed on
+        TrustedCommand cmd;
+        try {
+            cmd = Executables.prepare(List.of(journalctl, "-k", "-f", "-n", "0", "-o", "cat"));
+        } catch (Executables.Unusable e) {
+            throw new IOException(e.getMessage());
+        }
+        Process p;
+        try {
+            ProcessBuilder pb = new ProcessBuilder(cmd.argv()).redirectErrorStream(true).directory(new java.io.File("/"))
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            pb.environment().clear();
+            pb.environment().put("PATH", ProcessRunner.SYSTEM_PATH);
+            pb.environment().put("LANG", "C");
+            p = pb.start();
+        } catch (IOException | RuntimeException e) {
+            cmd.close();
+            throw e;
+        }
         open.add(p::destroyForcibly);
+        open.add(cmd);  // after the child: the program's descriptor stays open while it runs
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 long lastWake = 0;
@@ -102,7 +126,7 @@ public final class KernelLogFollower implements AutoCloseable {
                     long now = System.nanoTime();
                     if (now - lastWake > POLL_MS * 1_000_000L) {
                         lastWake = now;
-                        onNew.run();
+                        wake();
                     }
                 }
             } catch (IOException e) {
@@ -114,6 +138,18 @@ public final class KernelLogFollower implements AutoCloseable {
         t.start();
     }
 
+    /**
+     * Tells the daemon there is something new. A bug behind it must not end the following: the
+     * thread would stop silently and fatal XIDs would wait for the next interval.
+     */
+    private void wake() {
+        try {
+            onNew.run();
+        } catch (RuntimeException e) {
+            LOG.warn("acting on new kernel log lines failed; still following", e);
+        }
+    }
+
     private interface Poll {
         boolean anythingNew() throws IOException;
     }
@@ -123,7 +159,7 @@ public final class KernelLogFollower implements AutoCloseable {
             while (!closed) {
                 try {
                     if (p.anythingNew()) {
-                        onNew.run();
+                        wake();
                     }
                     Thread.sleep(POLL_MS); // the polling period of a source that offers nothing to wait on
                 } catch (InterruptedException e) {

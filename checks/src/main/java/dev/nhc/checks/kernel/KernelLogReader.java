@@ -2,7 +2,9 @@ package dev.nhc.checks.kernel;
 
 import dev.nhc.checks.logfile.GrowingLogFile;
 import dev.nhc.checks.logfile.LineScanner;
+import dev.nhc.checks.host.Executables;
 import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.process.TrustedCommand;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeState;
 
@@ -400,10 +402,10 @@ public final class KernelLogReader {
         String[] newCursor = {null};
         long[] lineNo = {0};
         Duration left = Duration.between(ctx.clock().instant(), c.end);
-        try {
-            ProcessRunner.Result r = ProcessRunner.of(argv)
+        // root runs it: the system directories only, a root-owned program, a clean environment
+        try (TrustedCommand cmd = Executables.prepare(argv)) {
+            ProcessRunner.Result r = Executables.runner(cmd)
                     .timeout(left.isNegative() ? Duration.ZERO : left)
-                    .cleanEnvironment()
                     .onStdoutLine(text -> {
                         if (text.startsWith("-- cursor: ")) {
                             newCursor[0] = text.substring("-- cursor: ".length()).trim();
@@ -413,6 +415,8 @@ public final class KernelLogReader {
                     })
                     .run();
             return new JournalRun(r, newCursor[0]);
+        } catch (Executables.Unusable e) {
+            throw new IOException(e.getMessage() + " (needed for log: journal)");
         } catch (ProcessRunner.StartFailure e) {
             throw new IOException("cannot run " + journalctl + " (needed for log: journal): " + e.reason());
         } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
 package dev.nhc.checks.kernel;
 
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
@@ -11,6 +12,8 @@ import java.util.Map;
 
 /** What every probe over new kernel log lines (kernel.log, gpu.xid) shares: reader keys, reader fields, and clearing. */
 public final class KernelLogSpec {
+    /** The entity of the log reading itself, in kernel.log and gpu.xid alike; no pattern may take its name. */
+    public static final Entity LOG_ENTITY = Entity.of(Entity.Kind.LOG, "kernel log");
     private KernelLogSpec() {
     }
 
@@ -54,15 +57,19 @@ public final class KernelLogSpec {
                 .field("truncated_lines", Unit.COUNT, "new lines longer than 64 KiB: their head was examined, the rest skipped")
                 .field("cursor_resets", Unit.COUNT, "values of the reader's cursor in the check's state that were invalid and reset this run")
                 .field("cursor_problem", Unit.TEXT, "what was wrong with them")
+                .field("behind", Unit.BOOLEAN, "the log was not read to its end within the check's time; the rest is read next run")
                 // The log was still read, so nothing was missed; but state that was damaged or edited is worth a look.
-                .rule(DefaultRule.warn(Map.of("cursor_resets", "> 0"), "kernel log cursor: {cursor_problem}"));
+                .rule(DefaultRule.warn(Map.of("cursor_resets", "> 0"), "kernel log cursor: {cursor_problem}"))
+                // Lines were left for the next run: a log that always takes longer than the check's time falls further behind.
+                .rule(DefaultRule.warn(Map.of("behind", true), "the kernel log was not read to its end within the check's time; "
+                        + "the rest is read next run"));
     }
 
     public static Observation.Builder putStats(Observation.Builder o, ReadStats stats) {
         return o.put("lines_read", stats.linesRead()).put("unparsed_lines", stats.unparsedLines())
                 .put("skipped_lines", stats.skippedLines()).put("before_boot_lines", stats.beforeBootLines())
                 .put("lost_records", stats.lostRecords()).put("truncated_lines", stats.truncatedLines())
-                .put("cursor_resets", (long) stats.warnings().size())
+                .put("cursor_resets", (long) stats.warnings().size()).put("behind", stats.incomplete())
                 .put("cursor_problem", stats.warnings().isEmpty() ? null : String.join("; ", stats.warnings()));
     }
 

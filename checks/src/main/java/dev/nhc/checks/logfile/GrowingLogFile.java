@@ -67,7 +67,28 @@ public final class GrowingLogFile {
                 }
             }
         }
-        try (FileChannel ch = open()) {
+        FileChannel opened = open();
+        // The identity was read from the path before opening: a rotation in between would save the
+        // new file's offset under the old inode. Stat again; if the path moved on, open again.
+        for (int tries = 1; ; tries++) {
+            LogFile.Id after;
+            try {
+                after = LogFile.id(path, true, name);
+            } catch (IOException | RuntimeException e) {
+                opened.close();
+                throw e;
+            }
+            if (after.device() == now.device() && after.inode() == now.inode()) {
+                break;
+            }
+            opened.close();
+            if (tries == 3) {
+                throw new IOException("cannot read " + name + ": it was replaced again and again while nhc opened it");
+            }
+            now = after;
+            opened = open();
+        }
+        try (FileChannel ch = opened) {
             boolean restart = was == null || differs(ch, was, now);
             long end = lines.scan(ch, restart ? 0 : was.offset());
             return new Read(path, position(ch, now, end), restart, lines.stopped());

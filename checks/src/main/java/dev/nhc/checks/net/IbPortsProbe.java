@@ -1,5 +1,6 @@
 package dev.nhc.checks.net;
 
+import dev.nhc.checks.host.AllOf;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
@@ -17,7 +18,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -115,28 +115,19 @@ public final class IbPortsProbe implements Probe {
                         .remedy(Remedy.HARDWARE))
                 .rule(DefaultRule.fail(Map.of("ports_up", "< {with.count}"), "only {ports_up} of {with.count} {with.count|port|ports} up: {ports_not_up}")
                         .remedy(Remedy.HARDWARE))
-                .rule(DefaultRule.fail(allOf("expected_active", true, "active", false, "phys_state", "!= LinkUp"),
+                .rule(DefaultRule.fail(AllOf.of("expected_active", true, "active", false, "phys_state", "!= LinkUp"),
                         "{entity} is {state} ({phys_state}), expected ACTIVE").remedy(Remedy.HARDWARE))
                 .rule(DefaultRule.fail(Map.of("link_downed_in_window", ">= {with.flap_burst}"),
                         "{entity} is flapping: link_downed +{link_downed_in_window} within {with.flap_window}").remedy(Remedy.HARDWARE))
-                .rule(DefaultRule.warn(allOf("expected_active", true, "active", false, "phys_state", "LinkUp"),
+                .rule(DefaultRule.warn(AllOf.of("expected_active", true, "active", false, "phys_state", "LinkUp"),
                         "{entity} is {state}: the link is up but the subnet manager has not activated it"))
-                .rule(DefaultRule.warn(allOf("expected_active", true, "active", true, "rate", "< {with.rate}"),
+                .rule(DefaultRule.warn(AllOf.of("expected_active", true, "active", true, "rate", "< {with.rate}"),
                         "{entity} is active at {rate} Gb/s, below the expected {with.rate} Gb/s"))
                 .rule(DefaultRule.warn(Map.of("link_downed_increase", "> 0"),
                         "{entity} link went down since the previous run (link_downed +{link_downed_increase})"))
                 .rule(DefaultRule.warn(Map.of("link_error_recovery_increase", "> 0"),
                         "{entity} retrained after link errors since the previous run (link_error_recovery +{link_error_recovery_increase})"))
                 .build();
-    }
-
-    /** A condition whose fields keep their order, so that nhc list prints them as written. */
-    private static Map<String, Object> allOf(Object... fieldsAndValues) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        for (int i = 0; i < fieldsAndValues.length; i += 2) {
-            m.put((String) fieldsAndValues[i], fieldsAndValues[i + 1]);
-        }
-        return m;
     }
 
     @Override
@@ -186,8 +177,17 @@ public final class IbPortsProbe implements Probe {
             ports.add(observe(port, count == null, history));
         }
         if (history != null) {
+            // A device whose ports could not be listed this time still has them: keep their flap window.
+            Set<String> unlisted = new HashSet<>();
+            for (IbPort port : all) {
+                if (!port.readable() && port.port() == IbPort.NO_PORT) {
+                    unlisted.add(port.device() + "/");
+                }
+            }
             for (String key : ctx.state().snapshot().keySet()) {
-                if (!present.contains(key)) {
+                int slash = key.indexOf('/');
+                boolean kept = present.contains(key) || (slash > 0 && unlisted.contains(key.substring(0, slash + 1)));
+                if (!kept) {
                     ctx.state().remove(key); // a port that is gone: its counters mean nothing any more
                 }
             }

@@ -3,7 +3,6 @@ package dev.nhc.checks.net;
 import dev.nhc.checks.capture.CaptureFile;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -56,12 +55,11 @@ public final class IbstatParser {
         this.source = source;
     }
 
+    /**
+     * Reads a capture file. Throws {@link CaptureFile.Refused} naming the file when it is missing,
+     * larger than ibstat output of a node can be (4 MiB; a pipe is bounded while reading), or not text.
+     */
     public static IbstatCapture parse(Path file) throws IOException, IbstatParseException {
-        long size = Files.size(file);
-        if (size > MAX_BYTES) {
-            throw new IbstatParseException(file.toString(), List.of("the file is " + size + " bytes; ibstat output of a node is a few KiB"));
-        }
-        // A pipe has no size to check first: CaptureFile bounds it while reading, and refuses what is not text.
         return parse(file.toString(), CaptureFile.readText(file, MAX_BYTES));
     }
 

@@ -268,6 +268,7 @@ class DcgmDiagProbeTest {
         state.put(LastDiag.LAST_RESULTS, List.of(Map.of("entity_kind", "gpu", "entity_id", "1", "entity", "GPU 1", "failed", "many")));
         gpuProcess(4242, "python3", "/dev/nvidia0");
         ProbeResult r = probe.probe(ctx(state));
+        assertTrue(r.carriedOver(), "not a run: an every: diag must not wait its whole period to try again");
         assertEquals(1, r.observations().size());
         assertTrue(r.observations().get(0).problem().endsWith("the last diag's result (of 2026-11-22T00:00:00Z) could not be read back from "
                 + "the check's state (a saved entry of last_results is damaged); diag runs again when the GPUs are idle"),

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -143,6 +144,41 @@ class DiskWritableProbeTest {
         server.countDown();
         await().atMost(Duration.ofSeconds(5)).until(() -> Pipeline.severity(p.run(check), "w") == Severity.PASS);
         assertEquals(2, attempts.get());
+    }
+
+    /** Two checks of one path: one's test in flight is not the other's "earlier test stuck". */
+    @Test
+    void twoChecksOfOnePathEachRunTheirOwnTest() throws Exception {
+        CountDownLatch firstStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger attempts = new AtomicInteger();
+        DiskWritableProbe probe = new DiskWritableProbe((dir, prefix) -> {
+            if (attempts.incrementAndGet() == 1) {
+                firstStarted.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException ignored) {
+                    // the test ends it
+                }
+            }
+        });
+        Files.createDirectories(root.resolve("nfs/home"));
+        java.util.concurrent.CompletableFuture<ProbeResult> first = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return probe.probe(ctx("{ path: /nfs/home, timeout: 30s }").checkName("home-a"));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            assertTrue(firstStarted.await(10, TimeUnit.SECONDS));
+            Observation other = probe.probe(ctx("{ path: /nfs/home, timeout: 30s }").checkName("home-b")).observations().get(0);
+            assertEquals(true, other.get("answered"), other.toString());
+            assertEquals(true, other.get("writable"), other.toString());
+        } finally {
+            release.countDown();
+        }
+        assertEquals(true, first.get(10, TimeUnit.SECONDS).observations().get(0).get("writable"));
     }
 
     @Test

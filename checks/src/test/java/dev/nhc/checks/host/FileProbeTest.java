@@ -136,8 +136,30 @@ class FileProbeTest {
         Files.setPosixFilePermissions(root.resolve("etc/nhc/marker.d"), PosixFilePermissions.fromString("rwxr-xr-x"));
         Finding f = judge("{ path: /etc/nhc/marker.d, contains: x }");
         assertEquals(Severity.UNKNOWN, f.severity());
-        assertEquals("/etc/nhc/marker.d: cannot read its contents: Is a directory", f.message());
+        assertEquals("/etc/nhc/marker.d: cannot read its contents: is a directory, not a regular file", f.message());
         assertEquals(Severity.FAIL, judge("{ path: /etc/nhc/marker.d, contains: x, mode: \"0700\" }").severity());
+    }
+
+    /** A FIFO would block the check forever: it is not opened. */
+    @Test
+    void aFifoIsNotRead() throws Exception {
+        Path fifo = root.resolve("etc/nhc/marker");
+        Files.createDirectories(fifo.getParent());
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Finding f = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+                () -> judge("{ path: /etc/nhc/marker, contains: x }"));
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertEquals("/etc/nhc/marker: cannot read its contents: is a FIFO, not a regular file", f.message());
+    }
+
+    /** The file is read as a stream of lines: a match far in, or on a line longer than one piece, is found. */
+    @Test
+    void aLongFileIsMatchedLineByLine() throws Exception {
+        Path big = root.resolve("big");
+        Files.writeString(big, "x".repeat(3 * FileProbe.LINE_MAX) + "\n" + "filler\n".repeat(100_000) + "healthy=yes\nend");
+        assertTrue(FileProbe.containsLine(big, java.util.regex.Pattern.compile("^healthy=yes$", java.util.regex.Pattern.MULTILINE)));
+        assertTrue(FileProbe.containsLine(big, java.util.regex.Pattern.compile("^end$", java.util.regex.Pattern.MULTILINE)));
+        assertTrue(!FileProbe.containsLine(big, java.util.regex.Pattern.compile("^healthy=no$", java.util.regex.Pattern.MULTILINE)));
     }
 
     @Test

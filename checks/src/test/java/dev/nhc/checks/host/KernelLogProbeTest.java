@@ -197,6 +197,21 @@ class KernelLogProbeTest {
         assertEquals(List.of(), problems(pipeline().run(check)));
     }
 
+    /** The reader stopped at the check's deadline: the kernel log says it is behind, and warns by default. */
+    @Test
+    void aLogNotReadToItsEndInTimeIsObservedAsBehind() throws Exception {
+        log("[1.0] a\n[2.0] b\n");
+        dev.nhc.probe.ProbeResult r = probe.probe(new dev.nhc.engine.testing.TestProbeContext(root).checkName("klog")
+                .with(probe.spec(), "{ log: " + LOG + " }").budget(java.time.Duration.ZERO));
+        Observation log = r.observations().stream().filter(o -> o.entity().label().equals("kernel log")).findFirst().orElseThrow();
+        assertEquals(true, log.get("behind"));
+        assertTrue(probe.spec().defaultRules().stream().anyMatch(rule -> rule.toString().contains("behind")),
+                probe.spec().defaultRules().toString());
+        Observation read = Pipeline.result(run(), "klog").observations().stream()
+                .filter(o -> o.entity().label().equals("kernel log")).findFirst().orElseThrow();
+        assertEquals(false, read.get("behind"));
+    }
+
     @Test
     void unreadableLogIsUnknown() throws Exception {
         Finding f = finding(run(), "kernel log").orElseThrow();
@@ -213,6 +228,12 @@ class KernelLogProbeTest {
         Finding f = finding(run(), "kernel log").orElseThrow();
         assertEquals(Severity.UNKNOWN, f.severity());
         assertTrue(f.message().contains("state unreadable: could not read check.klog.json (1:"), f.message());
+        // The loss stays until nhc clear, said once: the reason must not grow with every run.
+        for (int i = 2; i <= 4; i++) {
+            Finding again = finding(run(), "kernel log").orElseThrow();
+            assertEquals(Severity.UNKNOWN, again.severity());
+            assertEquals(f.message(), again.message(), "run " + i);
+        }
     }
 
     @Test
@@ -227,6 +248,9 @@ class KernelLogProbeTest {
         assertEquals(Severity.UNKNOWN, f.severity());
         assertTrue(f.message().startsWith("latched kernel log matches could not be read back from the check's state (1 saved entry is damaged)"),
                 f.message());
+        for (int i = 3; i <= 4; i++) {
+            assertEquals(f.message(), finding(run(), "kernel log").orElseThrow().message(), "run " + i);
+        }
     }
 
     // ---- the NIC and link defaults (issue 12 item 3), on lines in the kernel's and the drivers' own wording ----

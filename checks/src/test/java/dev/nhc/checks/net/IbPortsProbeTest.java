@@ -285,6 +285,24 @@ class IbPortsProbeTest {
         assertEquals(Severity.PASS, Pipeline.severity(pipeline.run("- { name: ib, use: ib.ports, with: { flap_burst: 5 } }"), "ib"));
     }
 
+    /** A device whose ports/ could not be listed once keeps its ports' flap history. */
+    @Test
+    void aDeviceListedOnceUnreadableKeepsItsFlapWindow() throws Exception {
+        IbSysfsTree.Port p = sys.ib("mlx5_0", 1);
+        run("{}");
+        p.counter("link_downed", 3);
+        assertEquals(Severity.FAIL, Pipeline.severity(run("{}"), "ib"));
+        Path ports = p.dir().getParent();
+        Path aside = ports.resolveSibling("ports.aside");
+        Files.move(ports, aside);
+        Files.writeString(ports, "not a directory");
+        assertEquals(Severity.UNKNOWN, Pipeline.about(run("{}"), "ib", "device mlx5_0").severity());
+        Files.delete(ports);
+        Files.move(aside, ports);
+        Finding burst = Pipeline.about(run("{}"), "ib", "port mlx5_0/1");
+        assertEquals(Severity.FAIL, burst.severity(), "the burst is still within the window: " + burst.message());
+    }
+
     @Test
     void flapsOlderThanTheWindowNoLongerCount() throws IOException {
         IbSysfsTree.Port p = sys.ib("mlx5_0", 1);

@@ -1,5 +1,6 @@
 package dev.nhc.checks.net;
 
+import dev.nhc.checks.capture.CaptureFile;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Severity;
 import dev.nhc.model.Verdict;
@@ -137,8 +138,16 @@ class IbstatParserTest {
     void aHugeFileIsRefusedUnread() throws Exception {
         Path big = dir.resolve("big.txt");
         Files.write(big, new byte[5 << 20]);
-        IbstatParseException e = assertThrows(IbstatParseException.class, () -> IbstatParser.parse(big));
-        assertTrue(e.getMessage().contains("a few KiB"), e.getMessage());
+        CaptureFile.Refused e = assertThrows(CaptureFile.Refused.class, () -> IbstatParser.parse(big));
+        assertEquals(big + " is 5242880 bytes; a capture may be at most 4194304 bytes (4 MiB)", e.getMessage());
+    }
+
+    /** A missing capture is the same "no such file" as any other capture's, not a bare NoSuchFileException("/path"). */
+    @Test
+    void aMissingFileIsRefusedWithItsName() {
+        Path none = dir.resolve("none.txt");
+        CaptureFile.Refused e = assertThrows(CaptureFile.Refused.class, () -> IbstatParser.parse(none));
+        assertEquals("cannot read " + none + ": no such file", e.getMessage());
     }
 
     /** A replay: the capture offered as the ports source, judged by the same default rules as sysfs. */

@@ -19,7 +19,7 @@ import java.util.Set;
 final class FabricErrorGroup {
     /** Distinct errors named in messages; more are summed up as "…". */
     static final int MAX_NAMED = 4;
-    private static final int MAX_TEXT = 200;
+    static final int MAX_TEXT = 200;
 
     final FabricError.Device kind;
     final String device;
@@ -35,14 +35,14 @@ final class FabricErrorGroup {
     }
 
     static FabricErrorGroup of(FabricError e) {
-        FabricErrorGroup g = new FabricErrorGroup(e.kind(), e.device());
+        FabricErrorGroup g = new FabricErrorGroup(e.kind(), clip(e.device()));
         g.add(e);
         return g;
     }
 
     /** One key per device and kind of device: an NVSwitch and a GPU never share one. */
     static String key(FabricError.Device kind, String device) {
-        return kind.name().toLowerCase(java.util.Locale.ROOT) + ":" + device;
+        return kind.name().toLowerCase(java.util.Locale.ROOT) + ":" + clip(device);
     }
 
     String key() {
@@ -51,13 +51,28 @@ final class FabricErrorGroup {
 
     void add(FabricError e) {
         if (lines == 0) {
-            first = e.stamp();
+            first = e.stamp() == null ? null : clip(e.stamp());
         }
         lines++;
         if (physicalId == null) {
             physicalId = e.physicalId();
         }
-        name(e.what());
+        name(clip(e.what()));
+    }
+
+    /**
+     * Every text is kept at most as long as {@link #fromState} accepts (a log line may carry an
+     * SXid of any length): a latch must survive being saved and read back, never turn "damaged".
+     */
+    static String clip(String s) {
+        if (s.length() <= MAX_TEXT) {
+            return s;
+        }
+        int end = MAX_TEXT - 1;
+        if (Character.isLowSurrogate(s.charAt(end))) {
+            end--;
+        }
+        return s.substring(0, end) + "…";
     }
 
     private void name(String what) {

@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu.fabric;
 
+import dev.nhc.checks.LatchLoss;
 import dev.nhc.checks.kernel.KernelLogReader;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
@@ -48,7 +49,8 @@ final class FabricManagerLogErrors {
         ProbeState state = ctx.state();
         String boot = whole ? null : KernelLogReader.bootId(ctx);
         Map<String, FabricErrorGroup> latched = new LinkedHashMap<>();
-        String lost = whole ? null : loadLatches(state, boot, latched);
+        LatchLoss loss = whole ? LatchLoss.none() : loadLatches(state, boot, latched);
+        String lost = loss.reason();
         Instant bootTime = whole ? null : KernelLogReader.bootTime(ctx);
         Instant notBefore = bootTime == null ? null : bootTime.minus(BOOT_SLACK);
 
@@ -87,7 +89,7 @@ final class FabricManagerLogErrors {
         }));
         if (!whole) {
             FabricErrorGroup.save(state, LATCHED, latched);
-            state.put(LOST, lost);
+            loss.save(state, LOST);
             state.put(BOOT_ID, boot);
         }
 
@@ -115,33 +117,25 @@ final class FabricManagerLogErrors {
 
     /**
      * The latched errors of this boot into {@code latched}: none after a reboot. Returns why some
-     * could not be read back, or null: a fatal error that silently fell out of the state would let
+     * could not be read back (nothing when all were): a fatal error that silently fell out of the state would let
      * a drained node resume, so the loss itself is kept and observed until reboot or {@code nhc clear}.
      */
-    private static String loadLatches(ProbeState state, String boot, Map<String, FabricErrorGroup> latched) {
+    private static LatchLoss loadLatches(ProbeState state, String boot, Map<String, FabricErrorGroup> latched) {
         Object storedBoot = state.get(BOOT_ID);
-        String lost = null;
-        if (storedBoot != null && !(storedBoot instanceof String s && BOOT.matcher(s).matches())) {
+        boolean validBoot = storedBoot instanceof String s && BOOT.matcher(s).matches();
+        if (validBoot && boot != null && !boot.equals(storedBoot)) {
+            return LatchLoss.none();    // rebooted: the NVSwitches and GPUs were reset with it, and so is what was lost
+        }
+        LatchLoss lost = LatchLoss.load(state, LOST);
+        if (storedBoot != null && !validBoot) {
             // keep what is there: a latch of an earlier boot is safer than a lost one of this boot
-            lost = "the boot id kept with them is invalid, so they may belong to this boot or an earlier one";
-        } else if (boot != null && storedBoot != null && !boot.equals(storedBoot)) {
-            return null;        // rebooted: the NVSwitches and GPUs were reset with it, and so is what was lost
+            lost.note("the boot id kept with them is invalid, so they may belong to this boot or an earlier one");
         }
-        if (state.lostBecause() != null) {
-            // the state file and its previous generation could not be read: latches of this boot may be gone
-            lost = join(lost, "state unreadable: " + state.lostBecause());
+        String damaged = FabricErrorGroup.load(state, LATCHED, latched);
+        if (damaged != null) {
+            lost.note(damaged);
         }
-        Object before = state.get(LOST);
-        if (before instanceof String why && !why.isBlank()) {
-            lost = join(lost, why.length() > 300 ? why.substring(0, 300) + "…" : why);
-        } else if (before != null) {
-            lost = join(lost, "an earlier run could not read them back");
-        }
-        return join(lost, FabricErrorGroup.load(state, LATCHED, latched));
-    }
-
-    private static String join(String a, String b) {
-        return a == null ? b : b == null ? a : a + "; " + b;
+        return lost;
     }
 
     /** Stops reading a little before the check's deadline, so that the probe still answers in time. */

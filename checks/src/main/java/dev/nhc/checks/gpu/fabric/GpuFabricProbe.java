@@ -5,6 +5,7 @@ import dev.nhc.checks.gpu.GpuFabric;
 import dev.nhc.checks.gpu.GpuScan;
 import dev.nhc.checks.gpu.GpuSource;
 import dev.nhc.checks.gpu.GpuSpecs;
+import dev.nhc.checks.host.AllOf;
 import dev.nhc.checks.host.Executables;
 import dev.nhc.checks.host.SystemdUnits;
 import dev.nhc.checks.kernel.KernelLogReader;
@@ -24,7 +25,6 @@ import dev.nhc.units.Unit;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -128,9 +128,9 @@ public final class GpuFabricProbe implements Probe {
             .rule(DefaultRule.fail(Map.of("fabric_health", "unhealthy"),
                     "{gpu}: the driver rates its NVLink fabric connection unhealthy").remedy(Remedy.RESET_GPU))
             // The service, on a node that needs it.
-            .rule(DefaultRule.fail(all("required", true, "load_state", "not-found"),
+            .rule(DefaultRule.fail(AllOf.of("required", true, "load_state", "not-found"),
                     "{entity} is not installed, and this node's NVSwitch fabric needs it"))
-            .rule(DefaultRule.fail(all("required", true, "active", false),
+            .rule(DefaultRule.fail(AllOf.of("required", true, "active", false),
                     SERVICE_STATE + "; this node's NVSwitch fabric needs it (start it, after a GPU reset if GPUs were in use)"))
             // The log: fatal NVSwitch errors latch.
             .rule(DefaultRule.fail(Map.of("fatal_errors", "> 0"),
@@ -142,9 +142,9 @@ public final class GpuFabricProbe implements Probe {
             .rule(DefaultRule.warn(Map.of("fabric_access_timeout_recovery", true),
                     "{gpu}: the NVLink fabric is recovering from an access timeout"))
             .rule(DefaultRule.warn(Map.of("fabric_health", "limited-capacity"), "{gpu}: NVLink fabric at limited capacity"))
-            .rule(DefaultRule.warn(all("required", true, "active_state", "activating"),
+            .rule(DefaultRule.warn(AllOf.of("required", true, "active_state", "activating"),
                     "{entity} is still starting (setting up the NVSwitch fabric)"))
-            .rule(DefaultRule.warn(all("required", false, "active", false, "load_state", "loaded"),
+            .rule(DefaultRule.warn(AllOf.of("required", false, "active", false, "load_state", "loaded"),
                     SERVICE_STATE + " (fabric_manager: optional)"))
             .rule(DefaultRule.warn(Map.of("nonfatal_errors", "> 0"), "{entity}: non-fatal error {nonfatal_detail}"))
             // Nothing was missed (the log was read from its start), but state that was damaged or edited is worth a look.
@@ -152,15 +152,6 @@ public final class GpuFabricProbe implements Probe {
             .rule(DefaultRule.unknown(Map.of("state_lost", true), "latched fabric manager errors could not be read back from the "
                     + "check's state ({state_problem}); fatal NVSwitch errors of this boot may be missing until reboot or `nhc clear {check}`"))
             .build();
-
-    /** A condition over several fields, in the order written (so that nhc list prints it so). */
-    private static Map<String, Object> all(Object... fieldsAndThresholds) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        for (int i = 0; i < fieldsAndThresholds.length; i += 2) {
-            m.put((String) fieldsAndThresholds[i], fieldsAndThresholds[i + 1]);
-        }
-        return m;
-    }
 
     @Override
     public ProbeSpec spec() {

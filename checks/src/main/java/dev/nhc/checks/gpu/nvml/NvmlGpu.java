@@ -4,6 +4,7 @@ import com.sun.jna.Native;
 import dev.nhc.checks.gpu.GpuCallException;
 import dev.nhc.checks.gpu.GpuCallException.Kind;
 import dev.nhc.checks.gpu.GpuDevice;
+import dev.nhc.checks.gpu.GpuScan;
 import dev.nhc.checks.gpu.PciBusId;
 
 import java.time.Duration;
@@ -132,7 +133,7 @@ final class NvmlGpu {
         try {
             return opened.get();    // done: opening ran first on this very thread
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof GpuCallException g ? g : new GpuCallException(Kind.ERROR, OPEN, label() + ": " + e.getCause());
+            throw e.getCause() instanceof GpuCallException g ? g : new GpuCallException(Kind.ERROR, OPEN, label() + ": " + GpuScan.describe(e.getCause()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new GpuCallException(Kind.ERROR, OPEN, label() + ": interrupted");
@@ -179,7 +180,7 @@ final class NvmlGpu {
             if (e.getCause() instanceof GpuCallException g) {
                 throw g;
             }
-            throw new GpuCallException(Kind.ERROR, String.valueOf(queuedName), label() + ": reading failed: " + e.getCause());
+            throw new GpuCallException(Kind.ERROR, String.valueOf(queuedName), label() + ": reading failed: " + GpuScan.describe(e.getCause()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new GpuCallException(Kind.ERROR, String.valueOf(queuedName), label() + ": interrupted while waiting for its NVML thread");

@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu.nvml;
 
 import com.sun.jna.Native;
+import dev.nhc.checks.gpu.GpuScan;
 import dev.nhc.checks.gpu.GpuSourceException;
 
 import java.time.Duration;
@@ -157,7 +158,7 @@ public final class NvmlSession {
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
                 throw new GpuSourceException(cause instanceof OpenFailure ? cause.getMessage()
-                        : "NVML (" + library + ") failed to open: " + cause);
+                        : "NVML (" + library + ") failed to open: " + GpuScan.describe(cause));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new GpuSourceException("interrupted while waiting for NVML to initialise");

@@ -52,6 +52,25 @@ final class GpuNames {
         return new Entity(Entity.Kind.GPU, "unknown", "a GPU NVML could not name", null);
     }
 
+    /**
+     * The event with its GPU's PCI address when NVML gave only the index: the log names GPUs by
+     * address, and one GPU's XID must be one key whichever source told it.
+     */
+    XidEvent withPci(XidEvent e) {
+        if (e.pci() != null || e.gpu() == null || ctx.service(PciToGpu.class).isPresent()) {
+            return e;
+        }
+        if (byPci == null) {
+            byPci = live();
+        }
+        for (Map.Entry<String, Integer> m : byPci.entrySet()) {
+            if (m.getValue().equals(e.gpu())) {
+                return new XidEvent(e.kind(), m.getKey(), e.gpu(), e.code(), e.fatal(), e.recoveryAction(), e.text(), e.when());
+            }
+        }
+        return e;
+    }
+
     /** An NVSwitch by its PCI address: NVML does not list them. */
     static Entity nvswitch(String pci) {
         String busId = PciBusId.normalize(pci + ".0");

@@ -18,7 +18,9 @@ import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +36,7 @@ import java.util.Map;
  */
 public final class GpuXidProbe implements Probe {
     /** The "kernel log" reading itself: what was read, and what was lost. */
-    static final Entity LOG = Entity.of(Entity.Kind.LOG, "kernel log");
+    static final Entity LOG = KernelLogSpec.LOG_ENTITY;
     private static final int TEXT_MAX = 160;
 
     static final ParamSpec<List<Long>> FAIL = xids("fail",
@@ -114,17 +116,34 @@ public final class GpuXidProbe implements Probe {
         } catch (IOException e) {
             readError = e.getMessage();
         }
+        GpuNames names = new GpuNames(ctx);
         Map<String, Seen> fromNvml = new LinkedHashMap<>();
         long nvmlEvents = 0;
         NvmlXidEvents queue = ctx.service(NvmlXidEvents.class).orElse(null);
         if (queue != null) {
             for (NvmlXidEvents.Event n : queue.drain()) {
-                XidEvent e = XidEvent.fromNvml(n);
+                // named by PCI address like the log's lines, so that both sources' XID is one key and one latch
+                XidEvent e = names.withPci(XidEvent.fromNvml(n));
                 fromNvml.computeIfAbsent(XidLatches.key(e), k -> new Seen()).add(e);
                 nvmlEvents++;
             }
         }
         Map<String, Seen> fresh = merge(fromLog, fromNvml);
+        // Across runs too: an XID NVML told last run and the log tells now (or the other way round) is one event.
+        Instant now = ctx.clock().instant();
+        RecentCounts recent = RecentCounts.load(state, now);
+        for (Iterator<Map.Entry<String, Seen>> it = fresh.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, Seen> en = it.next();
+            Seen n = fromNvml.get(en.getKey());
+            Seen l = fromLog.get(en.getKey());
+            long added = recent.add(en.getKey(), n == null ? 0 : n.count, l == null ? 0 : l.count, now);
+            if (added <= 0) {
+                it.remove();    // already counted, latched and warned for when the other source told it
+            } else if (added < en.getValue().count) {
+                en.setValue(en.getValue().counted(added));
+            }
+        }
+        recent.save(state);
 
         long application = 0;
         for (Seen s : fresh.values()) {
@@ -141,7 +160,6 @@ public final class GpuXidProbe implements Probe {
         }
         latches.retain(e -> table.impact(e) == XidTable.Impact.FATAL); // the config may no longer call it fatal
 
-        GpuNames names = new GpuNames(ctx);
         Map<String, PerEntity> entities = new LinkedHashMap<>();
         for (XidLatches.Latch l : latches.all()) {
             entity(entities, names, l.event()).latched(l);
@@ -175,7 +193,9 @@ public final class GpuXidProbe implements Probe {
      */
     private static Map<String, Seen> merge(Map<String, Seen> log, Map<String, Seen> nvml) {
         Map<String, Seen> out = new LinkedHashMap<>(log);
-        nvml.forEach((key, n) -> out.merge(key, n, (l, e) -> l.count >= e.count ? l.withGpu(e.last.gpu()) : e.withPci(l.last.pci())));
+        nvml.forEach((key, n) -> out.merge(key, n, (l, e) -> (l.count >= e.count ? l.withGpu(e.last.gpu()) : e.withPci(l.last.pci()))
+                // an NVLink5 XID (144-150) is fatal only by its log line's text: NVML cannot tell, so either source's word counts
+                .fatalIf(l.anyFatal || e.anyFatal)));
         return out;
     }
 
@@ -222,6 +242,21 @@ public final class GpuXidProbe implements Probe {
             }
             Seen s = copy();
             s.last = new XidEvent(last.kind(), pci, last.gpu(), last.code(), last.fatal(), last.recoveryAction(), last.text(), last.when());
+            return s;
+        }
+
+        Seen counted(long n) {
+            Seen s = copy();
+            s.count = n;
+            return s;
+        }
+
+        Seen fatalIf(boolean fatal) {
+            if (!fatal || anyFatal) {
+                return this;
+            }
+            Seen s = copy();
+            s.anyFatal = true;
             return s;
         }
 

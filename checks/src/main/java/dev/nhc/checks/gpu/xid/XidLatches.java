@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu.xid;
 
+import dev.nhc.checks.LatchLoss;
 import dev.nhc.probe.ProbeState;
 
 import java.util.ArrayList;
@@ -33,31 +34,23 @@ final class XidLatches {
     }
 
     private final Map<String, Latch> latches = new LinkedHashMap<>();
-    private String lost;
+    private final LatchLoss loss;
 
-    private XidLatches() {
+    private XidLatches(LatchLoss loss) {
+        this.loss = loss;
     }
 
     /** The latches of this boot: none after a reboot; what could not be read back is noted as lost. */
     static XidLatches load(ProbeState state, String bootId) {
-        XidLatches l = new XidLatches();
         Object storedBoot = state.get(BOOT_ID);
-        boolean sameBoot = bootId == null || storedBoot == null || bootId.equals(storedBoot);
-        if (storedBoot != null && !(storedBoot instanceof String s && BOOT.matcher(s).matches())) {
-            l.lost = "the boot id kept with them is invalid, so they may belong to this boot or an earlier one";
-            sameBoot = true; // keep what is there: a latch of an earlier boot is safer than a lost one of this boot
+        boolean validBoot = storedBoot instanceof String s && BOOT.matcher(s).matches();
+        if (validBoot && bootId != null && !bootId.equals(storedBoot)) {
+            return new XidLatches(LatchLoss.none()); // rebooted: the GPUs were reset with the node, and so is what was lost
         }
-        if (!sameBoot) {
-            return l; // rebooted: the GPUs were reset with the node, and so is what was lost
-        }
-        if (state.lostBecause() != null) {
-            // The state file and its previous generation could not be read: latches of this boot may be gone.
-            l.noteLost("state unreadable: " + state.lostBecause());
-        }
-        if (state.get(LOST) instanceof String why && !why.isBlank()) {
-            l.lost = clip(why, 300);
-        } else if (state.get(LOST) != null) {
-            l.lost = "an earlier run could not read them back";
+        XidLatches l = new XidLatches(LatchLoss.load(state, LOST));
+        if (storedBoot != null && !validBoot) {
+            // keep what is there: a latch of an earlier boot is safer than a lost one of this boot
+            l.noteLost("the boot id kept with them is invalid, so they may belong to this boot or an earlier one");
         }
         Object saved = state.get(LATCHED);
         if (saved == null) {
@@ -83,12 +76,12 @@ final class XidLatches {
     }
 
     private void noteLost(String why) {
-        lost = lost == null ? why : lost + "; " + why;
+        loss.note(why);
     }
 
     /** Why latches of this boot were lost, or null. */
     String lost() {
-        return lost;
+        return loss.reason();
     }
 
     Collection<Latch> all() {
@@ -114,7 +107,7 @@ final class XidLatches {
             out.add(write(l));
         }
         state.put(LATCHED, out.isEmpty() ? null : out);
-        state.put(LOST, lost);
+        loss.save(state, LOST);
         if (bootId != null) {
             state.put(BOOT_ID, bootId);
         }

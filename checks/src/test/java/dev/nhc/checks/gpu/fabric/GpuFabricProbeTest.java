@@ -507,6 +507,30 @@ class GpuFabricProbeTest {
         assertEquals(Severity.PASS, Pipeline.severity(p.run(check("", "")), "fabric"), "after nhc clear");
     }
 
+    /** An unreadable state file is said once per run, run after run: the reason does not grow. */
+    @Test
+    void aLostStateIsUnknownWithTheSameReasonEveryRun() throws Exception {
+        gpus(healthyFabric());
+        log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17));
+        Pipeline p = pipeline();
+        assertEquals(Severity.FAIL, Pipeline.severity(p.run(check("", "")), "fabric"));
+        Path state = root.resolve("var/lib/nhc/check.fabric.json");
+        Files.writeString(state, "{ broken");
+        Files.writeString(state.resolveSibling("check.fabric.json.prev"), "{ broken");
+
+        String logLabel = "fabric manager log " + root.resolve(LOG.substring(1));
+        String first = null;
+        for (int run = 0; run < 4; run++) {
+            Finding lost = Pipeline.about(p.run(check("", "")), "fabric", logLabel);
+            assertEquals(Severity.UNKNOWN, lost.severity(), "run " + run + ": " + lost);
+            assertEquals(1, lost.message().split("state unreadable", -1).length - 1, lost.message());
+            if (first == null) {
+                first = lost.message();
+            }
+            assertEquals(first, lost.message(), "run " + run);
+        }
+    }
+
     // ---------------------------------------------------------------- the config's own rules
 
     @Test

@@ -429,6 +429,69 @@ class GpuXidProbeTest {
         assertFalse(f.message().contains("×"), f.message());
     }
 
+    /** NVML saw the NVLink5 XID more often than the log: the line's "Fatal" still makes it fatal. */
+    @Test
+    void anNvlink5XidFatalByItsLineStaysFatalWhenNvmlSawItMoreOften() throws Exception {
+        NvmlXidEvents events = new NvmlXidEvents();
+        events.add(new NvmlXidEvents.Event(1, "0009:01:00.0", 149, Instant.parse("2026-11-22T04:10:00Z")));
+        events.add(new NvmlXidEvents.Event(1, "0009:01:00.0", 149, Instant.parse("2026-11-22T04:10:01Z")));
+        log("[1.0] NVRM: Xid (PCI:0009:01:00): 149, NETIR_LINK_EVT  Fatal   XC0 i0 Link 01 (0x021425c6)\n");
+        Verdict v = pipeline().service(NvmlXidEvents.class, events).run(XID);
+        Finding f = Pipeline.about(v, "xid", "GPU 1");
+        assertEquals(Severity.FAIL, f.severity(), f.message());
+        assertTrue(f.message().contains("XID 149 (fatal NVLink5 error)"), f.message());
+    }
+
+    /** NVML tells the XID in one run, the log's line is read in the next: one XID, one latch, no "×2". */
+    @Test
+    void anXidNvmlToldLastRunIsNotCountedAgainWhenItsLineIsRead() throws Exception {
+        log("[0.5] boot\n");
+        NvmlXidEvents events = new NvmlXidEvents();
+        Pipeline p = pipeline().service(NvmlXidEvents.class, events);
+        events.add(new NvmlXidEvents.Event(1, "0000:3b:00.0", 48, Instant.parse("2026-11-22T04:10:00Z")));
+        Finding first = Pipeline.about(p.run(XID), "xid", "GPU 1");
+        assertEquals(Severity.FAIL, first.severity());
+
+        log("[1.0] NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=x, An uncorrectable double bit error (DBE)\n");
+        Verdict v = p.run(XID);
+        Finding f = Pipeline.about(v, "xid", "GPU 1");
+        assertEquals(Severity.FAIL, f.severity());
+        assertFalse(f.message().contains("×"), f.message());
+        assertEquals(0L, f.observed().get("xid_new"), f.message());
+    }
+
+    /** NVML gave only the GPU's index: its XID is keyed by the GPU's address, like the log's line, so it is one latch. */
+    @Test
+    void anNvmlEventWithoutAnAddressIsTheSameLatchAsTheLogsLine() throws Exception {
+        log("[0.5] boot\n");
+        dev.nhc.checks.gpu.GpuSource gpus = new dev.nhc.checks.gpu.capture.CaptureGpuSource(dev.nhc.checks.gpu.capture.NvidiaSmiQParser.parse(
+                "capture.txt", dev.nhc.checks.gpu.capture.SmiQText.query(dev.nhc.checks.gpu.capture.SmiQText.gpu("00000000:68:00.0",
+                        "GPU-5269b708-678a-b1a8-60f0-c90406537486"))));
+        NvmlXidEvents events = new NvmlXidEvents();
+        Pipeline p = pipeline().service(NvmlXidEvents.class, events).service(dev.nhc.checks.gpu.GpuSource.class, gpus);
+        events.add(new NvmlXidEvents.Event(0, null, 79, Instant.parse("2026-11-22T04:10:00Z")));
+        assertEquals(Severity.FAIL, Pipeline.about(p.run(XID), "xid", "GPU 0").severity());
+        log("[1.0] NVRM: Xid (PCI:0000:68:00): 79, pid=1, GPU has fallen off the bus.\n");
+        Verdict v = p.run(XID);
+        List<Finding> failing = Pipeline.findings(v, "xid").stream().filter(f -> f.severity() == Severity.FAIL).toList();
+        assertEquals(1, failing.size(), failing.toString());
+        assertFalse(failing.get(0).message().contains("×"), failing.get(0).message());
+        assertEquals(1L, failing.get(0).observed().get("xid_latched"), failing.get(0).toString());
+    }
+
+    /** A non-fatal XID warns once, not again when the other source tells it a run later. */
+    @Test
+    void aWarningNvmlToldLastRunDoesNotWarnAgainFromTheLog() throws Exception {
+        log("[0.5] boot\n");
+        NvmlXidEvents events = new NvmlXidEvents();
+        Pipeline p = pipeline().service(NvmlXidEvents.class, events);
+        events.add(new NvmlXidEvents.Event(0, "0000:19:00.0", 31, Instant.parse("2026-11-22T04:10:00Z")));
+        assertEquals(Severity.WARN, Pipeline.about(p.run(XID), "xid", "GPU 0").severity());
+        log("[1.0] NVRM: Xid (PCI:0000:19:00): 31, pid=1, name=x, MMU Fault\n");
+        Verdict v = p.run(XID);
+        assertEquals(Severity.PASS, Pipeline.severity(v, "xid"), Pipeline.findings(v, "xid").toString());
+    }
+
     @Test
     void nonFatalNvmlEventsWarnForTheRunThatSawThem() throws Exception {
         log("");

@@ -145,11 +145,14 @@ rc=$?
 cat "$T/gpu.out"
 check "GPU checks and script.js pass (exit $rc)" test "$rc" -eq 0
 check "gpu.inventory saw two GPUs through JNA" grep -q '^PASS    gpus ' "$T/gpu.out"
-check "script.js ran" grep -q 'JavaScript ran on the packaged runtime' "$T/gpu.out"
+# The script's pass reaches the report as an observation its rules judged: proof that GraalJS ran it
+# (a script that cannot run is unknown, not pass).
+check "script.js ran" grep -Eq '^PASS +js +script\.js .*reported_severity pass' "$T/gpu.out"
 cat > "$T/daemon.yaml" <<EOF
 nhc: 1
 settings: { state_dir: $T/state-daemon, interval: 60s }
-dstack: { listen: 127.0.0.1:19998, shim: 127.0.0.1:19999, metrics_listen: 127.0.0.1:19464 }
+daemon: { metrics_listen: 127.0.0.1:19464 }
+dstack: { listen: 127.0.0.1:19998, shim: 127.0.0.1:19999 }
 checks:
   - { name: memory, use: memory }
 EOF
@@ -197,7 +200,8 @@ done
 check "kept: /etc/nhc/nhc.yaml and nothing else in /etc/nhc" test "$(find /etc/nhc | sort | tr '\n' ' ')" = "/etc/nhc /etc/nhc/nhc.yaml "
 check "dpkg: config-files" bash -c "dpkg-query -W -f='\${Status}' nhc | grep -q config-files"
 echo "kept in /var/lib/nhc: $(ls -A /var/lib/nhc 2>/dev/null | tr '\n' ' ')"
-leftover=$(find /var/lib/nhc -type f 2>/dev/null | grep -v -E '^/var/lib/nhc/[^/]+\.(json|lock)$' || true)
+# nhc's state: sections (.json), their previous generation (.json.prev), a damaged one set aside, the lock
+leftover=$(find /var/lib/nhc -type f 2>/dev/null | grep -v -E '^/var/lib/nhc/[^/]+\.(json|json\.prev|json\.corrupt-[0-9]+|lock)$' || true)
 check "kept in /var/lib/nhc: nhc's state files only (${leftover:-none other})" test -z "$leftover"
 
 echo "== dpkg -P nhc"

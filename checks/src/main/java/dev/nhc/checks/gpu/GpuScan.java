@@ -23,7 +23,10 @@ import java.util.concurrent.TimeoutException;
  * It decides nothing: the rules {@link GpuSpecs} adds to every GPU probe do.
  */
 public final class GpuScan {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GpuScan.class);
+    /** Looked up when something is logged, not at class load: runs that load this class and log nothing (host-only ones too) must not pay for initialising logging. */
+    private static org.slf4j.Logger log() {
+        return org.slf4j.LoggerFactory.getLogger(GpuScan.class);
+    }
 
     /** The GPUs as a whole: their count and driver, and whether NVML can be used at all. */
     public static final Entity GPUS = Entity.of(Entity.Kind.NODE, "gpus", "GPUs");
@@ -117,7 +120,7 @@ public final class GpuScan {
      * without one is nhc's own; its stack trace goes to the debug log.
      */
     public static String describe(Throwable cause) {
-        LOG.debug("reading a GPU failed", cause);
+        log().debug("reading a GPU failed", cause);
         String m = cause == null ? null : cause.getMessage();
         return m == null || m.isBlank() ? "an unexpected error inside nhc" : m.strip().replace('\n', ' ');
     }

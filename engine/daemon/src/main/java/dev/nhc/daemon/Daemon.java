@@ -701,8 +701,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
 
     /**
      * The result of a run that did not come back from the executor in time (or threw): built like
-     * the executor's own (same wording, {@code for:} and {@code on_unknown} applied through
-     * {@link SeverityPolicy#settle}), so the daemon judges a hang as a one-shot run would.
+     * the executor's own (same wording, {@link SeverityPolicy#settleUndecided}: {@code on_unknown}
+     * applies, {@code for:} streaks are left alone), so the daemon judges a hang as a one-shot run would.
      */
     private CheckResult failed(Slot s, Instant start, Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
@@ -719,11 +719,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             why = "cannot run: " + PlanExecutor.describe(cause);
             raw = policy.couldNotRun(s.check, why);
         }
-        List<Finding> settled;
-        synchronized (s.gen.stateChanges) {
-            settled = policy.settle(s.check.check(), List.of(raw), s.gen.state.section("rules." + s.check.name()),
-                    s.gen.plan.settings().onUnknown());
-        }
+        // As the executor's own: a run that saw nothing leaves the for: streaks alone, only on_unknown applies.
+        List<Finding> settled = policy.settleUndecided(s.check.check(), List.of(raw), s.gen.plan.settings().onUnknown());
         return new CheckResult(s.check.name(), s.check.check().use(), s.check.spec().tags(), status, policy.ofFindings(settled), ms,
                 settled, List.of(), why);
     }

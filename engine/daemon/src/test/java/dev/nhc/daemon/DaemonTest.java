@@ -833,6 +833,27 @@ class DaemonTest {
     }
 
     /**
+     * The daemon's own timeout path leaves {@code for:} alone, as the executor's does: a hang that
+     * means sickness by the probe's spec FAILs at once (the daemon never runs a hung probe again,
+     * so N runs in a row would never come), and no streak is written.
+     */
+    @Test
+    void theDaemonsOwnTimeoutOfAHangThatMeansSicknessFailsAtOnceUnderFor() throws Exception {
+        Daemon.graceForTests(Duration.ofMillis(-300));
+        try {
+            Daemon d = start(write("nhc.yaml", config("  - { name: slow-gpu, use: gpu.test, timeout: 600ms, for: 3 }\n")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
+            CheckResult r = d.verdict().checks().get(0);
+            assertEquals(CheckStatus.TIMED_OUT, r.status());
+            assertEquals(Severity.FAIL, r.severity(), r.findings().toString());
+            Path streaks = dir.resolve("state/rules.slow-gpu.json");
+            assertFalse(Files.exists(streaks) && Files.readString(streaks).contains("fail"), "no for: streak counted for a run that saw nothing");
+        } finally {
+            Daemon.graceForTests(Daemon.DEFAULT_GRACE);
+        }
+    }
+
+    /**
      * nhc clear while the check runs: that run read the latch before the clear and writes it back
      * after; the daemon clears when it ends, and the check passes on the run after.
      */

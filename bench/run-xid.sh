@@ -40,8 +40,7 @@ settings:
   interval: 1h
   state_dir: $T/state
   nvml_library: $FAKE/libnvidia-ml.so.1
-dstack:
-  proxy: false
+daemon:
   metrics_listen: 127.0.0.1:19465
 checks:
   - name: xid

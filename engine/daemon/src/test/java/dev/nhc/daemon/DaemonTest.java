@@ -453,17 +453,7 @@ class DaemonTest {
     @Test
     void pluginsGetEveryVerdictAndAreToldWhenItChanged() throws Exception {
         List<String> seen = new CopyOnWriteArrayList<>();
-        DaemonPlugin recorder = new DaemonPlugin() {
-            @Override
-            public String name() {
-                return "recorder";
-            }
-
-            @Override
-            public boolean wanted(Plan plan) {
-                return true;
-            }
-
+        DaemonPlugin recorder = new TestPlugin("recorder") {
             @Override
             public void start(DaemonContext daemon) {
                 seen.add("start " + daemon.node());
@@ -501,28 +491,10 @@ class DaemonTest {
     @Test
     void aPluginThatCannotServeMakesHealthz503WithItsReason() throws Exception {
         List<String> stuck = new CopyOnWriteArrayList<>(List.of("all 2 workers are busy"));
-        DaemonPlugin proxy = new DaemonPlugin() {
-            @Override
-            public String name() {
-                return "stuck proxy";
-            }
-
-            @Override
-            public boolean wanted(Plan plan) {
-                return true;
-            }
-
-            @Override
-            public void start(DaemonContext daemon) {
-            }
-
+        DaemonPlugin proxy = new TestPlugin("stuck proxy") {
             @Override
             public List<String> unavailable() {
                 return List.copyOf(stuck);
-            }
-
-            @Override
-            public void close() {
             }
         };
         Daemon d = start(write("nhc.yaml", config("  - { name: fast, use: test.fast }\n")), proxy);
@@ -544,28 +516,10 @@ class DaemonTest {
 
     /** A plugin that acts for the scheduler's health program, as Slurm's does. */
     private static DaemonPlugin actingForTheHealthProgram() {
-        return new DaemonPlugin() {
-            @Override
-            public String name() {
-                return "scheduler";
-            }
-
-            @Override
-            public boolean wanted(Plan plan) {
-                return true;
-            }
-
-            @Override
-            public void start(DaemonContext daemon) {
-            }
-
+        return new TestPlugin("scheduler") {
             @Override
             public boolean actsForHealthProgram() {
                 return true;
-            }
-
-            @Override
-            public void close() {
             }
         };
     }
@@ -759,28 +713,10 @@ class DaemonTest {
     @Test
     void aReloadThatShortensTheIntervalReschedulesThePeriodicTick() throws Exception {
         AtomicInteger verdicts = new AtomicInteger();
-        DaemonPlugin counter = new DaemonPlugin() {
-            @Override
-            public String name() {
-                return "counter";
-            }
-
-            @Override
-            public boolean wanted(Plan plan) {
-                return true;
-            }
-
-            @Override
-            public void start(DaemonContext daemon) {
-            }
-
+        DaemonPlugin counter = new TestPlugin("counter") {
             @Override
             public void verdict(Verdict verdict, boolean changed) {
                 verdicts.incrementAndGet();
-            }
-
-            @Override
-            public void close() {
             }
         };
         String checks = "  - { name: fast, use: test.fast, every: 1h }\n";
@@ -897,5 +833,32 @@ class DaemonTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(dir.resolve("state/check.gated-cursor.json"))
                 && Files.readString(dir.resolve("state/check.gated-cursor.json")).contains("latched"));
         assertNotNull(d.verdict());
+    }
+
+    /** A plugin for these tests: named, wanted by every plan; start and close do nothing unless overridden. */
+    private abstract static class TestPlugin implements DaemonPlugin {
+        private final String name;
+
+        TestPlugin(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public boolean wanted(Plan plan) {
+            return true;
+        }
+
+        @Override
+        public void start(DaemonContext daemon) {
+        }
+
+        @Override
+        public void close() {
+        }
     }
 }

@@ -34,26 +34,8 @@ gpus = [{"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-00000000-0000-0000-0000-0
 json.dump({"driver_version": "535.161.08", "gpus": gpus}, open(sys.argv[1], "w"))
 EOF
 
-# A stand-in dstack-shim: tasks and its own health, answered at once.
-cat >"$T/shim.py" <<'EOF'
-import json, sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-TASKS = json.dumps({"tasks": [{"id": "t%d" % i, "status": "running"} for i in range(40)]}).encode()
-HEALTH = json.dumps({"dcgm": {"overall_health": 0, "incidents": []}}).encode()
-class H(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        body = HEALTH if self.path == "/api/instance/health" else TASKS
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
-EOF
-python3 "$T/shim.py" 29999 & pids+=($!)
+# The stand-in dstack-shim (stand-in-shim.py): tasks and its own health, answered at once.
+python3 stand-in-shim.py 29999 & pids+=($!)
 for _ in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:29999/api/tasks && break; sleep 0.1; done
 kill -0 "${pids[-1]}" 2>/dev/null || { echo "daemon-memory: the stand-in shim could not start (port 29999 in use?)"; exit 1; }
 

@@ -1,5 +1,6 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.checks.DecimalDigits;
 import dev.nhc.engine.process.CurrentProcess;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
@@ -97,7 +98,7 @@ public final class ProcessProbe implements Probe {
         boolean realProc = proc.equals(Path.of("/proc"));
         long self = CurrentProcess.pid();
         List<Long> found = new ArrayList<>();
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(proc, e -> isPid(e.getFileName().toString()))) {
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(proc, e -> DecimalDigits.only(e.getFileName().toString()))) {
             for (Path dir : dirs) {
                 long pid = Long.parseLong(dir.getFileName().toString());
                 if (realProc && pid == self) {
@@ -151,17 +152,5 @@ public final class ProcessProbe implements Probe {
         } catch (IOException e) {
             return "";
         }
-    }
-
-    private static boolean isPid(String s) {
-        if (s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            if (!Character.isDigit(s.charAt(i))) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -1,5 +1,6 @@
 package dev.nhc.checks.net;
 
+import dev.nhc.checks.DecimalDigits;
 import dev.nhc.checks.capture.CaptureFile;
 
 import java.io.IOException;
@@ -124,7 +125,7 @@ public final class IbstatParser {
         String value = line.substring(colon + 1).strip();
         if (port == null) {
             if (key.equals("Number of ports")) {
-                if (!SysfsIbPorts.isNumber(value)) {
+                if (!DecimalDigits.only(value)) {
                     problems.add("line " + n + ": 'Number of ports' is not a number: '" + cut(value) + "'");
                 } else {
                     declaredPorts = Integer.valueOf(value);

@@ -1,5 +1,7 @@
 package dev.nhc.checks.net;
 
+import dev.nhc.checks.DecimalDigits;
+
 import java.io.FileInputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -59,7 +61,7 @@ public final class SysfsIbPorts implements IbPortsSource {
                 continue;
             }
             for (String n : numbers) {
-                if (isNumber(n)) {
+                if (DecimalDigits.only(n)) {
                     out.add(port(device, Integer.parseInt(n), ports.resolve(n)));
                 }
             }
@@ -118,11 +120,11 @@ public final class SysfsIbPorts implements IbPortsSource {
     /** "4: ACTIVE" → "ACTIVE"; text without a code is kept whole. */
     static String afterCode(String text) {
         int colon = text.indexOf(": ");
-        return colon >= 0 && isNumber(text.substring(0, colon)) ? text.substring(colon + 2).strip() : text;
+        return colon >= 0 && DecimalDigits.only(text.substring(0, colon)) ? text.substring(colon + 2).strip() : text;
     }
 
     private static Long number(String text) {
-        if (text == null || text.isEmpty() || !isNumber(text)) {
+        if (text == null || text.isEmpty() || !DecimalDigits.only(text)) {
             return null;
         }
         try {
@@ -130,18 +132,6 @@ public final class SysfsIbPorts implements IbPortsSource {
         } catch (NumberFormatException e) {
             return null; // beyond a long: not a counter nhc can use
         }
-    }
-
-    static boolean isNumber(String s) {
-        if (s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            if (!Character.isDigit(s.charAt(i))) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Entries of a directory in natural order (mlx5_2 before mlx5_10). */

@@ -27,7 +27,7 @@
 # Changes nothing outside its temp directory: tmpfs mounts live under it and are unmounted on exit,
 # every process it starts is stopped on exit, ports are free local ones, and nhc runs with
 # NHC_CDS=off so that its launcher never writes a class-data archive into APP_DIR.
-# Environment: NHC_FAULT_SUITE_TIMEOUT (seconds for the whole suite, default 300);
+# Environment: NHC_FAULT_SUITE_TIMEOUT (seconds for the whole suite, default 900);
 #   NHC_FAULT_SUITE_ONLY (a regex on the row functions, e.g. 'nvml|shim': run only those rows).
 set -uo pipefail
 
@@ -35,7 +35,7 @@ here=$(cd -- "$(dirname -- "$0")" && pwd)
 repo=$(cd -- "$here/../../.." && pwd)
 app=$(cd -- "${1:-$repo/cli/target/nhc}" && pwd)
 nhc=$app/bin/nhc
-limit=${NHC_FAULT_SUITE_TIMEOUT:-300}
+limit=${NHC_FAULT_SUITE_TIMEOUT:-900}
 only=${NHC_FAULT_SUITE_ONLY:-}
 export NHC_CDS=off
 began=$(date +%s)
@@ -735,6 +735,13 @@ row "hung NVML: nvmlDeviceGetCount_v2" row_nvml_count
 row "hung dstack-shim, proxy under 1000 concurrent health polls" row_hung_shim
 row "daemon started on a garbage last-verdict state" row_daemon_corrupt_verdict
 row "garbage Slurm ledger (slurm.json), recording fake scontrol" row_slurm_ledger
+# More rows, one file per family of attacks (faults/*.sh, in name order): each defines its row
+# functions with the helpers above and calls row for each.
+for rows_file in "$here"/faults/*.sh; do
+  [ -e "$rows_file" ] || continue
+  # shellcheck source=/dev/null
+  . "$rows_file"
+done
 
 failed=0
 echo

@@ -114,6 +114,11 @@ public final class StateStore {
         }
     }
 
+    /** Whether a test stopped one of its writes ({@link GenerationWriter#stopBefore}). */
+    boolean stopped() {
+        return stopped;
+    }
+
     /** The journal and the leftover temp files of the checked directory, read once. */
     private StateJournal journal(Path d) {
         synchronized (directoryCheck) {

@@ -48,14 +48,9 @@ public final class StateDamage {
         }
     }
 
-    /** Whether this is what a stopped write throws (from a check's thread, wrapped by whoever ran it). */
-    public static boolean isStop(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof GenerationWriter.Stopped) {
-                return true;
-            }
-        }
-        return false;
+    /** Whether one of the store's writes was stopped: the "process" died there, and wrote nothing after. */
+    public static boolean stopped(StateStore store) {
+        return store.stopped();
     }
 
     public static void truncate(Path f, long size) throws IOException {

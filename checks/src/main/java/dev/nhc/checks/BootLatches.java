@@ -81,10 +81,11 @@ public final class BootLatches {
         }
     }
 
-    /** The loss on the observation of the reading itself (the fields {@link #fields} declares). */
+    /** The loss on the observation of the reading itself (the fields {@link #fields} declares); whether nhc holds the node only with a loss. */
     public Observation.Builder observe(Observation.Builder o) {
         String lost = lost();
-        return o.put("state_lost", lost != null).put("state_problem", lost).put("node_held", held != null).put("held_by", held);
+        return o.put("state_lost", lost != null).put("state_problem", lost)
+                .put("node_held", lost == null ? null : held != null).put("held_by", lost == null ? null : held);
     }
 
     /**
@@ -95,7 +96,7 @@ public final class BootLatches {
     public static ProbeSpec.Builder fields(ProbeSpec.Builder b, String where, String what, String missing, String source) {
         return b.field("state_lost", Unit.BOOLEAN, where + ": " + what + " of this boot could not be read back from the check's state")
                 .field("state_problem", Unit.TEXT, where + ": why they could not")
-                .field("node_held", Unit.BOOLEAN, where + ": nhc holds the node out of service (its Slurm record, its last verdict)")
+                .field("node_held", Unit.BOOLEAN, where + ": with state_lost, whether nhc holds the node out of service (its Slurm record, its last verdict)")
                 .field("held_by", Unit.TEXT, where + ": what says so")
                 .rule(DefaultRule.unknown(Map.of("state_lost", true), what + " could not be read back from the check's state "
                         + "({state_problem}); " + missing + " may be missing until reboot or `nhc clear {check}`"))

@@ -50,55 +50,58 @@ final class GenerationWriter {
 
     private static final FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
-    /** Null for every real write. */
-    private final Step stopBefore;
-
-    GenerationWriter(Step stopBefore) {
-        this.stopBefore = stopBefore;
+    private GenerationWriter() {
     }
 
-    void write(Path current, Path copy, String text, Journal journal) throws IOException {
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        Path dir = current.getParent();
-        Path tmp = OrphanedTemps.name(current);
-        step(Step.WRITE_TEMP);
-        try (FileChannel ch = create(tmp, bytes)) {
-            step(Step.SYNC_TEMP);
-            ch.force(true);
-        } catch (IOException e) {
-            Files.deleteIfExists(tmp);
-            throw e;
-        }
-        step(Step.RENAME_TO_CURRENT);
-        try {
-            rename(tmp, current);
-        } catch (IOException e) {
-            Files.deleteIfExists(tmp);
-            throw e;
-        }
-        step(Step.SYNC_DIRECTORY);
-        fsyncDirectory(dir);
-        step(Step.RECORD_IN_JOURNAL);
-        try {
-            journal.record();
-        } catch (IOException e) {
-            // The journal stays older than the file: it can only tell less, never claim a generation no file holds.
-        }
-        step(Step.WRITE_COPY);
-        Path second = OrphanedTemps.name(copy);
-        try {
-            create(second, bytes).close();
-            step(Step.RENAME_COPY);
-            rename(second, copy);
-        } catch (IOException e) {
-            // NAME.json holds the generation; the copy is the generation before until the next write makes it whole
-            Files.deleteIfExists(second);
-        }
+    /** Writes {@code text} as {@code current} and its {@code copy}; {@code stopBefore}: null for every real write. */
+    static void write(Path current, Path copy, String text, Journal journal, Step stopBefore) throws IOException {
+        new Steps(stopBefore).write(current, copy, text, journal);
     }
 
-    private void step(Step s) {
-        if (s == stopBefore) {
-            throw new Stopped(s);
+    private record Steps(Step stopBefore) {
+        void write(Path current, Path copy, String text, Journal journal) throws IOException {
+            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+            Path dir = current.getParent();
+            Path tmp = OrphanedTemps.name(current);
+            step(Step.WRITE_TEMP);
+            try (FileChannel ch = create(tmp, bytes)) {
+                step(Step.SYNC_TEMP);
+                ch.force(true);
+            } catch (IOException e) {
+                Files.deleteIfExists(tmp);
+                throw e;
+            }
+            step(Step.RENAME_TO_CURRENT);
+            try {
+                rename(tmp, current);
+            } catch (IOException e) {
+                Files.deleteIfExists(tmp);
+                throw e;
+            }
+            step(Step.SYNC_DIRECTORY);
+            fsyncDirectory(dir);
+            step(Step.RECORD_IN_JOURNAL);
+            try {
+                journal.record();
+            } catch (IOException e) {
+                // The journal stays older than the file: it can only tell less, never claim a generation no file holds.
+            }
+            step(Step.WRITE_COPY);
+            Path second = OrphanedTemps.name(copy);
+            try {
+                create(second, bytes).close();
+                step(Step.RENAME_COPY);
+                rename(second, copy);
+            } catch (IOException e) {
+                // NAME.json holds the generation; the copy is the generation before until the next write makes it whole
+                Files.deleteIfExists(second);
+            }
+        }
+
+        private void step(Step s) {
+            if (s == stopBefore) {
+                throw new Stopped(s);
+            }
         }
     }
 

@@ -57,7 +57,9 @@ public final class StateStore {
     private StateJournal journal;
     private OrphanedTemps orphans;
     private volatile String held;
-    private final GenerationWriter writer;
+    /** A test's crash: writes (of {@link #stopSection} only, when set) stop before this step; null for every real store. */
+    private final GenerationWriter.Step stopBefore;
+    private final String stopSection;
     /** Set when a test stopped a write: a killed process writes nothing more. */
     private volatile boolean stopped;
 
@@ -67,14 +69,15 @@ public final class StateStore {
 
     /** {@code rootOnly}: apply the {@link StateDirectory} rules (nhc runs as root). */
     public StateStore(Path dir, boolean rootOnly) {
-        this(dir, rootOnly, null);
+        this(dir, rootOnly, null, null);
     }
 
-    /** {@code stopBefore}: a test's crash, every write stopping before that step (null: none). */
-    StateStore(Path dir, boolean rootOnly, GenerationWriter.Step stopBefore) {
+    /** {@code stopBefore}: a test's crash, the writes of {@code section} (null: any) stopping before that step. */
+    StateStore(Path dir, boolean rootOnly, GenerationWriter.Step stopBefore, String section) {
         this.dir = dir;
         this.rootOnly = rootOnly;
-        this.writer = new GenerationWriter(stopBefore);
+        this.stopBefore = stopBefore;
+        this.stopSection = section;
     }
 
     public Path dir() {
@@ -114,7 +117,7 @@ public final class StateStore {
         }
     }
 
-    /** Whether a test stopped one of its writes ({@link GenerationWriter#stopBefore}). */
+    /** Whether a test stopped one of its writes ({@link #stopBefore}). */
     boolean stopped() {
         return stopped;
     }
@@ -358,7 +361,8 @@ public final class StateStore {
                 }
                 s.damaged(List.of());
                 String text = StateFile.render(Generation.numbered(generation, s.snapshot()));
-                writer.write(current, SectionFiles.copy(d, base), text, () -> j.wrote(base, generation));
+                GenerationWriter.Step stop = stopSection == null || stopSection.equals(s.name()) ? stopBefore : null;
+                GenerationWriter.write(current, SectionFiles.copy(d, base), text, () -> j.wrote(base, generation), stop);
                 Files.deleteIfExists(SectionFiles.legacy(d, base));
                 orphans(d).remove(base);
             } catch (GenerationWriter.Stopped crash) {

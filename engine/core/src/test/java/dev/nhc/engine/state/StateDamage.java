@@ -36,7 +36,12 @@ public final class StateDamage {
 
     /** A store whose writes stop before step {@code k} ({@link #steps()}: none stop), the directory left as that step found it. */
     public static StateStore stoppingAt(Path dir, int k) {
-        return new StateStore(dir, false, k < steps() ? GenerationWriter.Step.values()[k] : null);
+        return stoppingAt(dir, k, null);
+    }
+
+    /** A store whose writes of {@code section} (null: of any) stop before step {@code k}, as {@link #stoppingAt(Path, int)}. */
+    public static StateStore stoppingAt(Path dir, int k, String section) {
+        return new StateStore(dir, false, k < steps() ? GenerationWriter.Step.values()[k] : null, section);
     }
 
     /** Writes the store's sections; a write stopped by {@link #stoppingAt} ends it as a kill would, and is not an error here. */

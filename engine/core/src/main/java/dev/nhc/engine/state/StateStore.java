@@ -44,6 +44,14 @@ public final class StateStore {
         return LoggerFactory.getLogger(StateStore.class);
     }
 
+    /**
+     * Checks keep what their probes remember (cursors, latched faults) in sections named this and
+     * the check's name; only these are lost when missing while nhc holds the node and the journal
+     * cannot tell: the engine's own sections (for: streaks, schedules) were never written for most
+     * checks, and a node held while nhc is upgraded to one that keeps a journal would call each lost.
+     */
+    public static final String CHECK_PREFIX = "check.";
+
     private final Path dir;
     private final boolean rootOnly;
     /** Per-key locking: checks load their sections from their own threads at once, each file read once. */
@@ -200,7 +208,7 @@ public final class StateStore {
                     List.of());
         }
         String holding = held;
-        if (!j.knows() && holding != null) {
+        if (!j.knows() && holding != null && name.startsWith(CHECK_PREFIX)) {
             return lost(name, known, "its files are missing while " + holding + ", and " + j.silence()
                     + " to tell whether it ever had any", List.of());
         }

@@ -51,14 +51,14 @@ class StateDamageTest {
         for (String file : List.of(SECTION + ".json", SECTION + ".json.prev")) {
             int size = whole.get(file).length;
             for (int offset = 0; offset < size; offset++) {
-                StateDamage.restore(dir, whole);
-                StateDamage.truncate(dir.resolve(file), offset);
+                cut(file, whole, offset); // a load writes nothing: the other files stay as the write left them
                 StateSection s = reload();
                 String at = file + " cut to " + offset + " bytes";
                 assertEquals(LATCH, s.get("latched"), at);
                 assertEquals(2L, s.get("cursor"), at);
                 assertNull(s.lostBecause(), at);
             }
+            cut(file, whole, size);
         }
     }
 
@@ -90,8 +90,7 @@ class StateDamageTest {
             for (Path f : StateDamage.filesOf(dir, SECTION)) {
                 String name = f.getFileName().toString();
                 for (int offset = 0; offset < left.get(name).length; offset++) {
-                    StateDamage.restore(dir, left);
-                    StateDamage.truncate(f, offset);
+                    cut(name, left, offset);
                     StateSection s = reload();
                     String at = "stopped before " + StateDamage.step(k) + ", " + name + " cut to " + offset + " bytes: " + s.snapshot();
                     if (LATCH.equals(s.get("latched"))) {
@@ -107,6 +106,7 @@ class StateDamageTest {
                         assertTrue(k <= StateDamage.stepIndex("RECORD_IN_JOURNAL"), at + ": only before the journal records the generation");
                     }
                 }
+                cut(name, left, left.get(name).length);
             }
         }
         assertTrue(withLatch > 0 && lost > 0, withLatch + " with the latch, " + lost + " lost, " + older + " with the older cursor");
@@ -218,6 +218,11 @@ class StateDamageTest {
         StateStore after = new StateStore(dir, false);
         assertNotNull(after.section(SECTION).lostBecause(), "the loss is kept until nhc clear");
         assertTrue(after.warnings().isEmpty(), "and read back from a whole section: said once, not again each run: " + after.warnings());
+    }
+
+    /** {@code file} cut to {@code offset} bytes of what {@code files} holds for it, every other file as it is. */
+    private void cut(String file, Map<String, byte[]> files, int offset) throws Exception {
+        Files.write(dir.resolve(file), java.util.Arrays.copyOf(files.get(file), offset));
     }
 
     private void clean() throws Exception {

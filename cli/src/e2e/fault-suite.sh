@@ -692,7 +692,7 @@ EOF
     IFS='|' read -r label node ledger <<<"$case_"
     i=$((i + 1)); out=run$i
     printf '%s\n' "$node" >"$d/node"
-    rm -f "$d/scontrol.calls" "$d/state"/slurm.json*
+    rm -f "$d/scontrol.calls" "$d/state"/slurm.json* "$d/state"/generations.journal   # each case a record nhc never wrote
     if [ "$ledger" = garbage ]; then
       printf '\x00{"owned_reason": "NHC: ok: x", garb' >"$d/state/slurm.json"
       printf 'owned_state: drain\n\xff\xfe' >"$d/state/slurm.json.prev"

@@ -57,6 +57,7 @@ EOF
     return 1
   fi
   cp -a "$d/state" "$d/latched"
+  cp "$d/node" "$d/node.latched"
   echo "[9.0] usb 1-1: USB disconnect" >"$d/root/var/log/kern.log"   # rotated: only the state remembers the XID
   rm -f "$d/scontrol.calls"
 }
@@ -65,28 +66,33 @@ latch_run() {
   PATH="$1/bin:$PATH" nhc_run "$1" "$2" run --slurm --hostname fault-node -c "$1/nhc.yaml"
 }
 
-# latch_state DIR FROM: the state directory as FROM (before, latched) left it
+# latch_state DIR FROM: the state directory as FROM (before, latched) left it, the node FAILED by nhc
 latch_state() {
   rm -rf "$1/state"
   cp -a "$1/$2" "$1/state"
+  cp "$1/node.latched" "$1/node"   # as the latching run left it: FAILED by nhc
 }
 
 # latch_after DIR NAME: two runs after the damage; neither passes, neither asks for State=RESUME,
-# and the node stays FAILED; notes the first run's exit and what it said about the XID or the loss.
+# and the node stays FAILED; notes what scontrol was asked. latch_said DIR NAME: what the first said.
 latch_after() {
-  local d=$1 n=$2 i
+  local d=$1 n=$2 i updates exits=
   rm -f "$d/scontrol.calls"
   for i in 1 2; do
     latch_run "$d" "$n-$i"
     expect_clean "$d" "$n-$i"
+    exits+="${exits:+, }$RC"
     [ "$RC" = 1 ] || miss "$n: run $i exit $RC, not 1 ($(grep -m2 -E 'xid|state' "$d/$n-$i.out" | tr '\n' ' ' | cut -c1-200))"
   done
   if grep -q 'State=RESUME' "$d/scontrol.calls" 2>/dev/null; then
     miss "$n: scontrol $(grep -m1 'State=RESUME' "$d/scontrol.calls")"
   fi
   grep -q 'State=IDLE+FAIL' "$d/node" || miss "$n: the node is no longer FAILED: $(cat "$d/node")"
-  note "$n: exit 1 twice, scontrol update ×$(grep -c '^update' "$d/scontrol.calls" 2>/dev/null || echo 0), no State=RESUME;" \
-    "\"$(snip "$d/$n-1.out" '(XID 79 \(GPU has fallen off the bus\)|latched XIDs could not be read back).{0,120}')\""
+  updates=$(grep -c '^update' "$d/scontrol.calls" 2>/dev/null); updates=${updates:-0}
+  note "$n: exit $exits, scontrol update ×$updates$(grep -q 'State=RESUME' "$d/scontrol.calls" 2>/dev/null && echo ' (State=RESUME)')"
+}
+latch_said() {
+  note "$2: \"$(snip "$1/$2-1.out" '(XID 79 \(GPU has fallen off the bus\)|latched XIDs could not be read back).{0,120}')…\""
 }
 
 row_latch_cut_current() {
@@ -99,6 +105,7 @@ row_latch_cut_current() {
     truncate -s "$cut" "$d/state/check.xid.json"
     latch_after "$d" "cut-$cut"
   done
+  latch_said "$d" cut-0
   note "check.xid.json ($size bytes) cut to 0, 1, $((size / 2)) and $((size - 2)) bytes after the latching run"
 }
 
@@ -114,6 +121,7 @@ row_latch_orphaned_tmp() {
   cp "$d/latched/check.xid.json" "$d/state/$tmp"
   cp -a "$d/latched/slurm.json"* "$d/state/"   # nhc's Slurm record of the FAIL it set
   latch_after "$d" orphaned
+  latch_said "$d" orphaned
   if has "$d/orphaned-1.out" "recovered state file .*$tmp"; then
     note "\"$(snip "$d/orphaned-1.out" 'recovered state file .{0,120}')…\""
   else
@@ -128,11 +136,13 @@ row_latch_deleted_held() {
   latch_state "$d" latched
   rm -f "$d/state/check.xid.json" "$d/state/check.xid.json.prev"
   latch_after "$d" deleted
+  latch_said "$d" deleted
   has "$d/deleted-1.out" "could not be read back .*while nhc's Slurm record says it set node fault-node to FAIL" \
     || miss "the report does not say the latches were lost while nhc holds the node"
   latch_state "$d" latched
   rm -f "$d/state/check.xid.json" "$d/state/check.xid.json.prev" "$d/state/generations.journal"
   latch_after "$d" "deleted-with-journal"
+  latch_said "$d" "deleted-with-journal"
 }
 
 row "latch: the current state generation cut after a latching run, recording fake scontrol" row_latch_cut_current

@@ -14,31 +14,11 @@
 # latching run in DIR/latched, and rotates the log. Fails (miss) when the latching run did not FAIL the node.
 latch_setup() {
   local d=$1
-  mkdir -p "$d/bin" "$d/state" "$d/root/proc/sys/kernel/random" "$d/root/var/log"
+  mkdir -p "$d/state" "$d/root/proc/sys/kernel/random" "$d/root/var/log"
   chmod 0700 "$d/state"
   echo "boot-1" >"$d/root/proc/sys/kernel/random/boot_id"
   echo "State=IDLE ThreadsPerCore=1 Reason=(null)" >"$d/node"
-  # The stand-in scontrol: records every call; `update` changes what `show` says, as slurmctld would.
-  cat >"$d/bin/scontrol" <<EOF
-#!/bin/sh
-printf '%s\n' "\$*" >>"$d/scontrol.calls"
-case "\$1" in
-  show) printf 'NodeName=fault-node Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 %s\n' "\$(cat "$d/node")"; exit 0 ;;
-  update)
-    st=; re=
-    for a in "\$@"; do
-      case "\$a" in State=*) st=\${a#State=} ;; Reason=*) re=\${a#Reason=} ;; esac
-    done
-    case "\$st" in
-      RESUME) echo "State=IDLE ThreadsPerCore=1 Reason=(null)" >"$d/node" ;;
-      DRAIN|FAIL) echo "State=IDLE+\$st ThreadsPerCore=1 Reason=\$re [root@2026-01-05T10:00:00]" >"$d/node" ;;
-    esac
-    exit 0 ;;
-esac
-exit 1
-EOF
-  cp "$d/bin/scontrol" "$d/bin/sinfo"
-  chmod 0755 "$d/bin/scontrol" "$d/bin/sinfo"
+  slurm_stand_in "$d"   # the suite's recording scontrol, which keeps the node's state
   cat >"$d/nhc.yaml" <<EOF
 nhc: 1
 settings: { state_dir: $d/state, root: $d/root, deadline: 30s }

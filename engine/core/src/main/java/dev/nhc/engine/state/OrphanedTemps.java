@@ -37,7 +37,9 @@ final class OrphanedTemps {
     static OrphanedTemps scan(Path dir) {
         OrphanedTemps o = new OrphanedTemps();
         int n = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, ".*.tmp")) {
+        // a filter, not a glob: a glob is compiled to a regex on every run's path
+        DirectoryStream.Filter<Path> temp = p -> p.getFileName().toString().startsWith(".") && p.getFileName().toString().endsWith(".tmp");
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, temp)) {
             for (Path f : files) {
                 if (++n > MAX) {
                     break;

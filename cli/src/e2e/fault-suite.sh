@@ -663,21 +663,39 @@ EOF
   done
 }
 
-# ---- Slurm: a garbage ledger --------------------------------------------------------------------------
-row_slurm_ledger() {
-  local d=$T/slurm; mkdir -p "$d/bin" "$d/state"; chmod 0700 "$d/state"
-  # A stand-in scontrol (this row only): records every call, shows the node as told by $d/node.
+# slurm_stand_in DIR: DIR/bin/scontrol and sinfo for the Slurm rows (a real Slurm is
+# slurm-integration/src/e2e/run-e2e.sh's job): every call recorded in DIR/scontrol.calls; `show`
+# prints node fault-node as DIR/node says ("State=IDLE ThreadsPerCore=1 Reason=(null)"), and
+# `update` changes DIR/node as slurmctld would (DRAIN/FAIL with the reason, RESUME).
+slurm_stand_in() {
+  local d=$1
+  mkdir -p "$d/bin"
   cat >"$d/bin/scontrol" <<EOF
 #!/bin/sh
 printf '%s\n' "\$*" >>"$d/scontrol.calls"
 case "\$1" in
   show) printf 'NodeName=fault-node Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 %s\n' "\$(cat "$d/node")"; exit 0 ;;
-  update) exit 0 ;;
+  update)
+    st=; re=
+    for a in "\$@"; do
+      case "\$a" in State=*) st=\${a#State=} ;; Reason=*) re=\${a#Reason=} ;; esac
+    done
+    case "\$st" in
+      RESUME) echo "State=IDLE ThreadsPerCore=1 Reason=(null)" >"$d/node" ;;
+      DRAIN|FAIL) echo "State=IDLE+\$st ThreadsPerCore=1 Reason=\$re [root@2026-01-05T10:00:00]" >"$d/node" ;;
+    esac
+    exit 0 ;;
 esac
 exit 1
 EOF
   cp "$d/bin/scontrol" "$d/bin/sinfo"
   chmod 0755 "$d/bin/scontrol" "$d/bin/sinfo"
+}
+
+# ---- Slurm: a garbage ledger --------------------------------------------------------------------------
+row_slurm_ledger() {
+  local d=$T/slurm; mkdir -p "$d/bin" "$d/state"; chmod 0700 "$d/state"
+  slurm_stand_in "$d"
   cat >"$d/nhc.yaml" <<EOF
 nhc: 1
 settings: { state_dir: $d/state }
@@ -692,7 +710,7 @@ EOF
     IFS='|' read -r label node ledger <<<"$case_"
     i=$((i + 1)); out=run$i
     printf '%s\n' "$node" >"$d/node"
-    rm -f "$d/scontrol.calls" "$d/state"/slurm.json*
+    rm -f "$d/scontrol.calls" "$d/state"/slurm.json* "$d/state"/generations.journal   # each case a record nhc never wrote
     if [ "$ledger" = garbage ]; then
       printf '\x00{"owned_reason": "NHC: ok: x", garb' >"$d/state/slurm.json"
       printf 'owned_state: drain\n\xff\xfe' >"$d/state/slurm.json.prev"

@@ -200,8 +200,8 @@ done
 check "kept: /etc/nhc/nhc.yaml and nothing else in /etc/nhc" test "$(find /etc/nhc | sort | tr '\n' ' ')" = "/etc/nhc /etc/nhc/nhc.yaml "
 check "dpkg: config-files" bash -c "dpkg-query -W -f='\${Status}' nhc | grep -q config-files"
 echo "kept in /var/lib/nhc: $(ls -A /var/lib/nhc 2>/dev/null | tr '\n' ' ')"
-# nhc's state: sections (.json), their previous generation (.json.prev), a damaged one set aside, the lock
-leftover=$(find /var/lib/nhc -type f 2>/dev/null | grep -v -E '^/var/lib/nhc/[^/]+\.(json|json\.prev|json\.corrupt-[0-9]+|lock)$' || true)
+# nhc's state: sections (.json), their copies (.json.prev), a damaged one set aside, the journal of generations, the lock
+leftover=$(find /var/lib/nhc -type f 2>/dev/null | grep -v -E '^/var/lib/nhc/([^/]+\.(json|json\.prev|json\.corrupt-[0-9]+|lock)|generations\.journal)$' || true)
 check "kept in /var/lib/nhc: nhc's state files only (${leftover:-none other})" test -z "$leftover"
 
 echo "== dpkg -P nhc"

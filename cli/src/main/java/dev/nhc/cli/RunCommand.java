@@ -123,6 +123,7 @@ final class RunCommand implements Callable<Integer> {
         }
         try (RunLock held = lock.get()) {
             StateStore state = new StateStore(dir);
+            action.map(a -> a.holds(state, node)).ifPresent(state::nodeHeld);
             PlanExecutor executor = new PlanExecutor(Clock.systemUTC());
             RunRequest req = RunRequest.of(plan, node, state).withOnly(new LinkedHashSet<>(only));
             Verdict verdict = executor.run(req);

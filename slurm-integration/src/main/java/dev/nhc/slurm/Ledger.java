@@ -37,7 +37,14 @@ final class Ledger {
      * and only {@link SlurmAction} (through a {@code Ledger}) may mark the record as this node's, so
      * that its next run still sees a lost or foreign record as missing and asks Slurm.
      */
-    record Peek(String invalid, SlurmState owned, boolean needsAction) {
+    record Peek(String invalid, SlurmState owned, boolean needsAction, SlurmState pending) {
+        /** Why the record says nhc holds the node out (it set a state, or means to), or null. */
+        String holds(String node) {
+            if (owned != null) {
+                return "nhc's Slurm record says it set node " + node + " to " + owned.name();
+            }
+            return pending == null ? null : "nhc's Slurm record says it means to set node " + node + " to " + pending.name();
+        }
     }
 
     static Peek peek(StateSection s, String node) {
@@ -45,10 +52,12 @@ final class Ledger {
         if (invalid != null || s.lostBecause() != null || !node.equals(s.get("node"))) {
             // No usable record: the action must look at Slurm once (to take back a drain of nhc's), even for a
             // verdict that did not change, e.g. the one a restarted daemon restored.
-            return new Peek(invalid, null, true);
+            return new Peek(invalid, null, true, null);
         }
         String owned = s.getString("owned_state");
-        return new Peek(null, owned == null ? null : SlurmState.parse(owned), owned != null || s.get("pending_state") != null);
+        String pending = s.getString("pending_state");
+        return new Peek(null, owned == null ? null : SlurmState.parse(owned), owned != null || pending != null,
+                pending == null ? null : SlurmState.parse(pending));
     }
 
     /** Why the record holds values nhc never writes (a state file edited or damaged into other JSON), or null. */

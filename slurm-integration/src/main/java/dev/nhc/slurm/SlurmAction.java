@@ -74,6 +74,11 @@ public final class SlurmAction implements VerdictAction {
         return run.decide(verdict);
     }
 
+    @Override
+    public String holds(StateStore store, String node) {
+        return Ledger.peek(store.section(SlurmSection.KEY), node).holds(node);
+    }
+
     /** What the verdict asks of Slurm: hold the node (DRAIN/FAIL with a reason), release it (PASS), or nothing. */
     record Intent(Kind kind, SlurmState state, String reason) {
         enum Kind { HOLD, RELEASE, NOTHING }

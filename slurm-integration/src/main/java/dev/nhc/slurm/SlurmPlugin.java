@@ -67,6 +67,10 @@ public final class SlurmPlugin implements DaemonPlugin {
                     + "); it is not used");
         }
         held = ledger.owned();
+        String holds = ledger.holds(d.node());
+        if (holds != null) { // else the daemon's last verdict may still say so, until this plugin has acted on a fresh one
+            d.state().nodeHeld(holds);
+        }
     }
 
     @Override
@@ -82,7 +86,9 @@ public final class SlurmPlugin implements DaemonPlugin {
         ActionOutcome out = action.apply(verdict, plan, daemon.state(), daemon.node(), now.plus(plan.settings().deadline()));
         breakerOpen = out.forceFailure();
         out.changes().forEach(c -> changes.computeIfAbsent(c, k -> new LongAdder()).increment());
-        held = Ledger.peek(daemon.state().section(SlurmSection.KEY), daemon.node()).owned();
+        Ledger.Peek after = Ledger.peek(daemon.state().section(SlurmSection.KEY), daemon.node());
+        held = after.owned();
+        daemon.state().nodeHeld(after.holds(daemon.node()));
         if (changed || !out.changes().isEmpty() || out.forceFailure()) {
             out.lines().forEach(daemon::log);
         }

@@ -153,4 +153,16 @@ class SlurmPluginTest {
         plugin.verdict(SlurmActionTest.passing(), true);
         assertEquals("IDLE", slurm.state(NODE));
     }
+
+    /** Issue 17 item 3: the store knows nhc holds the node, so that a check whose latches were lost keeps it out. */
+    @Test
+    void theStateStoreIsToldWhileNhcHoldsTheNodeAndNoLongerOnceItResumedIt() throws IOException {
+        assertEquals(null, state.section("check.xid").heldBecause());
+        plugin.verdict(SlurmActionTest.verdict(SlurmActionTest.failHw("xid", "GPU 3: XID 79 (GPU has fallen off the bus)")), true);
+        assertEquals("nhc's Slurm record says it set node gpu-001 to FAIL", state.section("check.xid").heldBecause());
+        now = now.plusSeconds(5);
+        plugin.verdict(SlurmActionTest.passing(), true);
+        assertEquals("IDLE", slurm.state(NODE));
+        assertEquals(null, state.section("check.xid").heldBecause());
+    }
 }

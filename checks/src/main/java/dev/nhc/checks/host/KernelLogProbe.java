@@ -1,6 +1,6 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.checks.LatchLoss;
+import dev.nhc.checks.BootLatches;
 import dev.nhc.checks.host.KernelLogPatterns.LogPattern;
 import dev.nhc.checks.kernel.KernelLogLine;
 import dev.nhc.checks.kernel.KernelLogReader;
@@ -37,13 +37,9 @@ import java.util.regex.Pattern;
  */
 public final class KernelLogProbe implements Probe {
     static final String LATCHED = "kl.latched";
-    static final String BOOT_ID = "kl.boot_id";
-    /** Why latches of this boot were lost, kept until reboot or {@code nhc clear}. */
-    static final String LOST = "kl.state_lost";
     static final Entity LOG = KernelLogSpec.LOG_ENTITY;
     private static final int TEXT_MAX = 200;
     private static final Pattern WHEN = Pattern.compile("[\\x20-\\x7e]{0,64}");
-    private static final Pattern BOOT = Pattern.compile("[\\x21-\\x7e]{1,128}");
 
     static final ParamSpec<Object> PATTERNS = ParamSpec.any("patterns",
                     "list of {regex, severity: warn|fail, message, name, after_boot}; replaces the defaults (read-only remount, "
@@ -56,7 +52,7 @@ public final class KernelLogProbe implements Probe {
 
     private static final String STAYS = " — stays failing until reboot or `nhc clear {check}`";
 
-    private static final ProbeSpec SPEC = KernelLogSpec.withReader(ProbeSpec.builder("kernel.log",
+    private static final ProbeSpec SPEC = BootLatches.fields(KernelLogSpec.withReader(ProbeSpec.builder("kernel.log",
                     "regex patterns over the kernel log lines new since the last run: read-only remounts, I/O errors, lockups, OOM, "
                             + "and NIC faults — a NIC's PCIe link below its capability (\"available PCIe bandwidth, limited by … "
                             + "(capable of …)\"), link-down flaps (mlx5 \"Link down\", \"NIC Link is Down\", bonding, "
@@ -71,17 +67,13 @@ public final class KernelLogProbe implements Probe {
             .field("lines", Unit.COUNT, "lines that count now: since the first match this boot for a latched fail pattern, else this run's")
             .field("summary", Unit.TEXT, "the pattern's message with the count, when, and the last matching line")
             .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
-            .field("state_lost", Unit.BOOLEAN, "kernel log: latched matches of this boot could not be read back from the check's state")
-            .field("state_problem", Unit.TEXT, "kernel log: why they could not")
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}" + STAYS).when(LATCH.name(), true))
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}").when(LATCH.name(), false))
             .rule(DefaultRule.warn(Map.of("severity", "warn", "lines", "> 0"), "{summary}"))
             .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log {skipped_lines|line|lines} in {source} {skipped_lines|was|were} not examined "
                     + "(more than max_lines = {with.max_lines} this run)"))
-            .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc read them"))
-            .rule(DefaultRule.unknown(Map.of("state_lost", true), "latched kernel log matches could not be read back from the check's "
-                    + "state ({state_problem}); fail patterns that matched earlier this boot may be missing until reboot or `nhc clear {check}`"))
-            .build();
+            .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc read them")),
+            "kernel log", "latched kernel log matches", "fail patterns that matched earlier this boot", "the kernel log").build();
 
     @Override
     public ProbeSpec spec() {
@@ -139,9 +131,7 @@ public final class KernelLogProbe implements Probe {
         if (readError != null) {
             out.observe(Observation.unreadable(LOG, readError));
         } else {
-            String lost = latched.lost();
-            Observation.Builder log = Observation.of(LOG).put("source", stats.source())
-                    .put("state_lost", lost != null).put("state_problem", lost);
+            Observation.Builder log = latched.store.observe(Observation.of(LOG).put("source", stats.source()));
             KernelLogSpec.putStats(log, stats);
             out.observe(log.build());
         }
@@ -186,34 +176,26 @@ public final class KernelLogProbe implements Probe {
     }
 
     /**
-     * The latched fail patterns of this boot, read back with every value checked; what does not hold
-     * up is dropped and the loss kept until reboot or {@code nhc clear}, so it is observed, not silent.
+     * The latched fail patterns of this boot in the one latch store ({@link BootLatches}, keys
+     * {@code kl.*}), read back with every value checked; what does not hold up is dropped and the
+     * loss kept until reboot or {@code nhc clear}, so it is observed, not silent.
      */
     private static final class Latches {
         final Map<String, Latch> byName = new LinkedHashMap<>();
-        private final LatchLoss loss;
+        private final BootLatches store;
 
-        private Latches(LatchLoss loss) {
-            this.loss = loss;
+        private Latches(BootLatches store) {
+            this.store = store;
         }
 
         static Latches load(ProbeState state, String bootId) {
-            Object storedBoot = state.get(BOOT_ID);
-            boolean validBoot = storedBoot instanceof String s && BOOT.matcher(s).matches();
-            if (validBoot && bootId != null && !bootId.equals(storedBoot)) {
-                return new Latches(LatchLoss.none()); // rebooted
-            }
-            Latches l = new Latches(LatchLoss.load(state, LOST));
-            if (storedBoot != null && !validBoot) {
-                // keep what is there: a latch of an earlier boot is safer than a lost one of this boot
-                l.note("the boot id kept with them is invalid");
-            }
-            Object saved = state.get(LATCHED);
+            Latches l = new Latches(BootLatches.load(state, "kl", bootId));
+            Object saved = l.store.saved();
             if (saved == null) {
                 return l;
             }
             if (!(saved instanceof Map<?, ?> m)) {
-                l.note("state value " + LATCHED + " is not a map");
+                l.store.lost("state value " + LATCHED + " is not a map");
                 return l;
             }
             int bad = 0;
@@ -226,7 +208,7 @@ public final class KernelLogProbe implements Probe {
                 }
             }
             if (bad > 0) {
-                l.note(bad + (bad == 1 ? " saved entry is" : " saved entries are") + " damaged");
+                l.store.lost(bad + (bad == 1 ? " saved entry is" : " saved entries are") + " damaged");
             }
             return l;
         }
@@ -241,15 +223,6 @@ public final class KernelLogProbe implements Probe {
                 return null;
             }
             return new Latch(n.longValue(), f, s);
-        }
-
-        private void note(String why) {
-            loss.note(why);
-        }
-
-        /** Why latches of this boot may be gone, or null. */
-        String lost() {
-            return loss.reason();
         }
 
         Latch get(String name) {
@@ -274,11 +247,7 @@ public final class KernelLogProbe implements Probe {
                 m.put("line", l.line());
                 out.put(name, m);
             });
-            state.put(LATCHED, out.isEmpty() ? null : out);
-            loss.save(state, LOST);
-            if (bootId != null) {
-                state.put(BOOT_ID, bootId);
-            }
+            store.save(state, out.isEmpty() ? null : out, bootId);
         }
     }
 

@@ -15,6 +15,7 @@ import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
+import dev.nhc.model.Severity;
 import dev.nhc.model.Verdict;
 import dev.nhc.probe.PriorObservations;
 
@@ -311,6 +312,9 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             restored = true;
             lastFindings = fingerprint(verdict);
             log("serving the verdict of " + r.started() + " (" + verdict.severity().label() + ") until the checks have run again");
+            if (verdict.severity() == Severity.FAIL) {
+                state.nodeHeld("nhc's last verdict (of " + r.started() + ") failed the node");
+            }
         }
     }
 

@@ -97,6 +97,9 @@ class DaemonTest {
         }
     }
 
+    /** What test.latch-seen was told of its state: why it was lost, and why nhc holds the node. */
+    private final AtomicReference<String> stateSeen = new AtomicReference<>();
+
     /** While set, "gated*" checks wait for it to open. */
     private final AtomicReference<CountDownLatch> gate = new AtomicReference<>();
 
@@ -127,6 +130,10 @@ class DaemonTest {
         return List.of(new ScriptedProbe("test.fast", false, ctx -> behave(ctx, Entity.NODE)),
                 new ScriptedProbe("test.latch", false, this::latching),
                 new ScriptedProbe("test.latch-early", false, this::latchingEarly),
+                new ScriptedProbe("test.latch-seen", false, ctx -> {
+                    stateSeen.set(ctx.state().lostBecause() + " | " + ctx.state().heldBecause());
+                    return latching(ctx);
+                }),
                 new ScriptedProbe("test.cursor", false, ctx -> {
                     ctx.state().put("cursor", 42); // moved past an event...
                     ProbeResult r = behave(ctx, Entity.NODE);
@@ -383,6 +390,27 @@ class DaemonTest {
         assertEquals(Severity.WARN, second.verdict().severity());
         releaseSlow.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> second.verdict().severity() == Severity.PASS);
+    }
+
+    /** Issue 17 item 3: restarted on a failing verdict, with a latching check's state and the journal gone, the check is told. */
+    @Test
+    void aLatchingChecksStateMissingWhileTheRestoredVerdictFailsIsLostAndTheCheckKnowsNhcHoldsTheNode() throws Exception {
+        answer.put("held", Severity.FAIL);
+        Path file = write("nhc.yaml", config("  - { name: held, use: test.latch-seen }\n"));
+        Daemon first = start(file);
+        Path state = dir.resolve("state");
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(state.resolve("daemon.json"))
+                && Files.readString(state.resolve("daemon.json")).contains("\"fail\"") && Files.exists(state.resolve("check.held.json")));
+        first.close();
+        for (String f : List.of("check.held.json", "check.held.json.prev", "generations.journal")) {
+            Files.delete(state.resolve(f));
+        }
+        answer.put("held", Severity.PASS);
+        stateSeen.set(null);
+        start(file);
+        await().atMost(Duration.ofSeconds(10)).until(() -> stateSeen.get() != null);
+        assertTrue(stateSeen.get().startsWith("its files are missing while nhc's last verdict (of "), stateSeen.get());
+        assertTrue(stateSeen.get().endsWith(" failed the node"), stateSeen.get());
     }
 
     /** Issue 13's fault suite: a saved verdict of values nhc never writes was dropped without a word. */

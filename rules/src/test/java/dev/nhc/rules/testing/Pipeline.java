@@ -76,8 +76,12 @@ public final class Pipeline {
 
     public Verdict run(String checks) throws Exception {
         Plan plan = plan(checks);
-        return new PlanExecutor(Clock.systemUTC()).run(RunRequest.of(plan, node, new StateStore(plan.settings().stateDir()))
-                .withServices(services));
+        return run(plan, new StateStore(plan.settings().stateDir()));
+    }
+
+    /** One run of a plan made once, with a state store of the test's (one that stops its writes, one told the node is held). */
+    public Verdict run(Plan plan, StateStore state) {
+        return new PlanExecutor(Clock.systemUTC()).run(RunRequest.of(plan, node, state).withServices(services));
     }
 
     private static String indent(String text, String by) {

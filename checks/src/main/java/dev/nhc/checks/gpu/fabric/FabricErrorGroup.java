@@ -1,7 +1,6 @@
 package dev.nhc.checks.gpu.fabric;
 
 import dev.nhc.model.Entity;
-import dev.nhc.probe.ProbeState;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -182,8 +181,7 @@ final class FabricErrorGroup {
      * The latched groups in {@code state} under {@code key}, into {@code into}; returns why some
      * could not be read back (entries a hand edit or a damaged disk broke are dropped), or null.
      */
-    static String load(ProbeState state, String key, Map<String, FabricErrorGroup> into) {
-        Object saved = state.get(key);
+    static String load(Object saved, String key, Map<String, FabricErrorGroup> into) {
         if (saved == null) {
             return null;
         }
@@ -205,9 +203,10 @@ final class FabricErrorGroup {
         return bad == 0 ? null : bad + (bad == 1 ? " saved entry is" : " saved entries are") + " damaged";
     }
 
-    static void save(ProbeState state, String key, Map<String, FabricErrorGroup> groups) {
+    /** The groups as kept in state, or null for none. */
+    static List<Object> toState(Map<String, FabricErrorGroup> groups) {
         List<Object> list = new ArrayList<>();
         groups.values().forEach(g -> list.add(g.toState()));
-        state.put(key, list.isEmpty() ? null : list);
+        return list.isEmpty() ? null : list;
     }
 }

@@ -1,6 +1,6 @@
 package dev.nhc.checks.gpu.fabric;
 
-import dev.nhc.checks.LatchLoss;
+import dev.nhc.checks.BootLatches;
 import dev.nhc.checks.kernel.KernelLogReader;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
@@ -16,21 +16,16 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * What {@code gpu.fabric} observes in the fabric manager log: per NVSwitch (or NVLink 5 GPU) the
  * fatal errors latched since boot and the non-fatal errors of this run's new lines, and the log
- * itself (how much was read, and whether latched errors were lost). The latches live in the
- * check's state (keys {@code fm.*}) beside the reader's cursor ({@code fmlog.*}); a new boot id
- * drops them, because the node's NVSwitches and GPUs were reset with the reboot.
+ * itself (how much was read, and whether latched errors were lost). The latches live in the one
+ * latch store ({@link BootLatches}, keys {@code fm.*}) beside the reader's cursor ({@code fmlog.*});
+ * a new boot id drops them, because the node's NVSwitches and GPUs were reset with the reboot.
  */
 final class FabricManagerLogErrors {
     static final String LATCHED = "fm.latched";
-    static final String BOOT_ID = "fm.boot_id";
-    /** Why latched errors of this boot could not be read back (a sentence), kept until reboot or {@code nhc clear}. */
-    static final String LOST = "fm.state_lost";
-    private static final Pattern BOOT = Pattern.compile("[\\x21-\\x7e]{1,128}");
     /** How far before the boot time a log line may be stamped and still count as this boot's (clock skew). */
     private static final Duration BOOT_SLACK = Duration.ofSeconds(5);
 
@@ -49,8 +44,8 @@ final class FabricManagerLogErrors {
         ProbeState state = ctx.state();
         String boot = whole ? null : KernelLogReader.bootId(ctx);
         Map<String, FabricErrorGroup> latched = new LinkedHashMap<>();
-        LatchLoss loss = whole ? LatchLoss.none() : loadLatches(state, boot, latched);
-        String lost = loss.reason();
+        BootLatches store = whole ? null : loadLatches(state, boot, latched);
+        String lost = store == null ? null : store.lost();
         Instant bootTime = whole ? null : KernelLogReader.bootTime(ctx);
         Instant notBefore = bootTime == null ? null : bootTime.minus(BOOT_SLACK);
 
@@ -87,10 +82,8 @@ final class FabricManagerLogErrors {
             a.merge(b);
             return a;
         }));
-        if (!whole) {
-            FabricErrorGroup.save(state, LATCHED, latched);
-            loss.save(state, LOST);
-            state.put(BOOT_ID, boot);
+        if (store != null) {
+            store.save(state, FabricErrorGroup.toState(latched), boot);
         }
 
         List<Observation> out = new ArrayList<>();
@@ -103,39 +96,33 @@ final class FabricManagerLogErrors {
         // (rotated, deleted) must not make a failed NVSwitch pass.
         devices.values().forEach(b -> out.add(b.build()));
         if (stats != null) {
-            out.add(Observation.of(logEntity).put("lines_read", stats.linesRead()).put("before_boot_errors", beforeBoot[0])
-                    .put("behind", stats.behind()).put("state_lost", lost != null).put("state_problem", lost)
+            Observation.Builder log = Observation.of(logEntity);
+            if (store != null) {
+                store.observe(log);
+            }
+            out.add(log.put("lines_read", stats.linesRead()).put("before_boot_errors", beforeBoot[0]).put("behind", stats.behind())
                     .put("cursor_resets", (long) stats.warnings().size())
                     .put("cursor_problem", stats.warnings().isEmpty() ? null : String.join("; ", stats.warnings())).build());
         } else if (unreadable != null) {
             out.add(unreadable);
         } else if (lost != null) {
-            out.add(Observation.of(logEntity).put("state_lost", true).put("state_problem", lost).build());
+            out.add(store.observe(Observation.of(logEntity)).build());
         }
         return out;
     }
 
     /**
-     * The latched errors of this boot into {@code latched}: none after a reboot. Returns why some
-     * could not be read back (nothing when all were): a fatal error that silently fell out of the state would let
-     * a drained node resume, so the loss itself is kept and observed until reboot or {@code nhc clear}.
+     * The latched errors of this boot into {@code latched}: none after a reboot. The store says why
+     * some could not be read back: a fatal error that silently fell out of the state would let a
+     * drained node resume, so the loss itself is kept and observed until reboot or {@code nhc clear}.
      */
-    private static LatchLoss loadLatches(ProbeState state, String boot, Map<String, FabricErrorGroup> latched) {
-        Object storedBoot = state.get(BOOT_ID);
-        boolean validBoot = storedBoot instanceof String s && BOOT.matcher(s).matches();
-        if (validBoot && boot != null && !boot.equals(storedBoot)) {
-            return LatchLoss.none();    // rebooted: the NVSwitches and GPUs were reset with it, and so is what was lost
-        }
-        LatchLoss lost = LatchLoss.load(state, LOST);
-        if (storedBoot != null && !validBoot) {
-            // keep what is there: a latch of an earlier boot is safer than a lost one of this boot
-            lost.note("the boot id kept with them is invalid, so they may belong to this boot or an earlier one");
-        }
-        String damaged = FabricErrorGroup.load(state, LATCHED, latched);
+    private static BootLatches loadLatches(ProbeState state, String boot, Map<String, FabricErrorGroup> latched) {
+        BootLatches store = BootLatches.load(state, "fm", boot);
+        String damaged = FabricErrorGroup.load(store.saved(), LATCHED, latched);
         if (damaged != null) {
-            lost.note(damaged);
+            store.lost(damaged);
         }
-        return lost;
+        return store;
     }
 
     /** Stops reading a little before the check's deadline, so that the probe still answers in time. */

@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu.fabric;
 
+import dev.nhc.checks.BootLatches;
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuFabric;
 import dev.nhc.checks.gpu.GpuScan;
@@ -72,7 +73,7 @@ public final class GpuFabricProbe implements Probe {
 
     private static final String SERVICE_STATE = "{entity} is {active_state} ({sub_state})";
 
-    private static final ProbeSpec SPEC = GpuSpecs.builder("gpu.fabric",
+    private static final ProbeSpec SPEC = BootLatches.fields(GpuSpecs.builder("gpu.fabric",
                     "the NVSwitch fabric of HGX/NVL systems: each GPU's NVLink fabric registration and health (NVML), "
                             + "the fabric manager service, and NVSwitch errors in the fabric manager log", Tags.NVSWITCH,
                     "one per GPU (its fabric registration); the fabric manager unit; one per NVSwitch "
@@ -109,8 +110,6 @@ public final class GpuFabricProbe implements Probe {
             .field("lines_read", Unit.COUNT, "the log: new lines read this run")
             .field("before_boot_errors", Unit.COUNT, "the log: errors stamped before this boot, not judged")
             .field("behind", Unit.BOOLEAN, "the log: not every new line was read this run (max_lines or the deadline); the rest are read next run")
-            .field("state_lost", Unit.BOOLEAN, "the log: latched fatal errors of this boot could not be read back from the check's state")
-            .field("state_problem", Unit.TEXT, "the log: why they could not")
             .field("cursor_resets", Unit.COUNT, "the log: values of the reader's cursor in the check's state that were invalid "
                     + "this run (the cursor was dropped and the log read from its start)")
             .field("cursor_problem", Unit.TEXT, "the log: what was wrong with them")
@@ -148,10 +147,8 @@ public final class GpuFabricProbe implements Probe {
                     SERVICE_STATE + " (fabric_manager: optional)"))
             .rule(DefaultRule.warn(Map.of("nonfatal_errors", "> 0"), "{entity}: non-fatal error {nonfatal_detail}"))
             // Nothing was missed (the log was read from its start), but state that was damaged or edited is worth a look.
-            .rule(DefaultRule.warn(Map.of("cursor_resets", "> 0"), "fabric manager log cursor: {cursor_problem}"))
-            .rule(DefaultRule.unknown(Map.of("state_lost", true), "latched fabric manager errors could not be read back from the "
-                    + "check's state ({state_problem}); fatal NVSwitch errors of this boot may be missing until reboot or `nhc clear {check}`"))
-            .build();
+            .rule(DefaultRule.warn(Map.of("cursor_resets", "> 0"), "fabric manager log cursor: {cursor_problem}")),
+            "the log", "latched fabric manager errors", "fatal NVSwitch errors of this boot", "the fabric manager log").build();
 
     @Override
     public ProbeSpec spec() {

@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu.xid;
 
+import dev.nhc.checks.BootLatches;
 import dev.nhc.checks.kernel.KernelLogReader;
 import dev.nhc.checks.kernel.KernelLogSpec;
 import dev.nhc.checks.kernel.ReadStats;
@@ -57,7 +58,7 @@ public final class GpuXidProbe implements Probe {
 
     private static final String STAYS = " — stays failing until reboot or `nhc clear {check}`";
 
-    private static final ProbeSpec SPEC = KernelLogSpec.withReader(ProbeSpec.builder("gpu.xid",
+    private static final ProbeSpec SPEC = BootLatches.fields(KernelLogSpec.withReader(ProbeSpec.builder("gpu.xid",
                     "NVIDIA XID/SXID errors from the kernel log (and, in the daemon, NVML's XID events); fatal ones stay "
                             + "failing until reboot or nhc clear. XID 79 is also recognised when the driver writes "
                             + "\"GPU has fallen off the bus\" without a number.")
@@ -75,8 +76,6 @@ public final class GpuXidProbe implements Probe {
             .field("application_xids", Unit.COUNT, "kernel log: application XIDs (13, 43, 45) seen this run; not a node fault")
             .field("nvml_events", Unit.COUNT, "kernel log: XID events NVML reported to the daemon since the last run")
             .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
-            .field("state_lost", Unit.BOOLEAN, "kernel log: latched XIDs of this boot could not be read back from the check's state")
-            .field("state_problem", Unit.TEXT, "kernel log: why they could not")
             .rule(DefaultRule.fail(Map.of("needs_service", true), "{entity}: {xids}" + STAYS)
                     .remedyFrom("remedy").slurmState(SlurmState.FAIL))
             .rule(DefaultRule.fail(Map.of("xid_latched", "> 0"), "{entity}: {xids}" + STAYS).remedyFrom("remedy"))
@@ -84,10 +83,8 @@ public final class GpuXidProbe implements Probe {
             .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log {skipped_lines|line|lines} in {source} {skipped_lines|was|were} not "
                     + "examined for XIDs (more than max_lines = {with.max_lines} this run)"))
             .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc "
-                    + "read them; XIDs among them were missed"))
-            .rule(DefaultRule.unknown(Map.of("state_lost", true), "latched XIDs could not be read back from the check's state "
-                    + "({state_problem}); fatal XIDs of this boot may be missing until reboot or `nhc clear {check}`"))
-            .build();
+                    + "read them; XIDs among them were missed")),
+            "kernel log", "latched XIDs", "fatal XIDs of this boot", "the kernel log").build();
 
     @Override
     public ProbeSpec spec() {
@@ -178,8 +175,8 @@ public final class GpuXidProbe implements Probe {
         if (readError != null) {
             out.observe(Observation.unreadable(LOG, readError));
         } else {
-            Observation.Builder log = Observation.of(LOG).put("application_xids", application).put("nvml_events", nvmlEvents)
-                    .put("source", stats.source()).put("state_lost", latches.lost() != null).put("state_problem", latches.lost());
+            Observation.Builder log = latches.observeLoss(Observation.of(LOG).put("application_xids", application).put("nvml_events", nvmlEvents)
+                    .put("source", stats.source()));
             KernelLogSpec.putStats(log, stats);
             out.observe(log.build());
         }

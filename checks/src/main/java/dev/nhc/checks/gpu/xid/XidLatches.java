@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu.xid;
 
-import dev.nhc.checks.LatchLoss;
+import dev.nhc.checks.BootLatches;
+import dev.nhc.model.Observation;
 import dev.nhc.probe.ProbeState;
 
 import java.util.ArrayList;
@@ -13,51 +14,39 @@ import java.util.regex.Pattern;
 
 /**
  * The fatal XIDs {@code gpu.xid} keeps in its state until the node reboots (a new boot id) or
- * {@code nhc clear}, one entry per kind, GPU and XID. Everything read back is checked: the state
- * may come from an older nhc, a hand edit or a damaged disk. An entry that does not hold up is
- * dropped, and the loss itself is kept (key {@link #LOST}) and observed until reboot or clear,
- * because a fatal XID that silently fell out of the state would resume a drained node.
+ * {@code nhc clear}, one entry per kind, GPU and XID, in the one latch store ({@link BootLatches},
+ * keys {@code xid.*}). Every entry read back is checked: the state may come from an older nhc, a
+ * hand edit or a damaged disk. An entry that does not hold up is dropped, and the loss itself is
+ * kept and observed until reboot or clear, because a fatal XID that silently fell out of the state
+ * would resume a drained node.
  */
 final class XidLatches {
     static final String LATCHED = "xid.latched";
-    static final String BOOT_ID = "xid.boot_id";
-    /** Why latches were lost this boot (a sentence), kept until reboot or {@code nhc clear}. */
-    static final String LOST = "xid.state_lost";
 
     private static final int TEXT_MAX = 160;
     private static final int WHEN_MAX = 64;
     private static final Pattern PCI = Pattern.compile("[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}");
-    private static final Pattern BOOT = Pattern.compile("[\\x21-\\x7e]{1,128}");
 
     /** One latched XID: how often, since when, and the last line's text. */
     record Latch(XidEvent event, long count, String first) {
     }
 
     private final Map<String, Latch> latches = new LinkedHashMap<>();
-    private final LatchLoss loss;
+    private final BootLatches store;
 
-    private XidLatches(LatchLoss loss) {
-        this.loss = loss;
+    private XidLatches(BootLatches store) {
+        this.store = store;
     }
 
     /** The latches of this boot: none after a reboot; what could not be read back is noted as lost. */
     static XidLatches load(ProbeState state, String bootId) {
-        Object storedBoot = state.get(BOOT_ID);
-        boolean validBoot = storedBoot instanceof String s && BOOT.matcher(s).matches();
-        if (validBoot && bootId != null && !bootId.equals(storedBoot)) {
-            return new XidLatches(LatchLoss.none()); // rebooted: the GPUs were reset with the node, and so is what was lost
-        }
-        XidLatches l = new XidLatches(LatchLoss.load(state, LOST));
-        if (storedBoot != null && !validBoot) {
-            // keep what is there: a latch of an earlier boot is safer than a lost one of this boot
-            l.noteLost("the boot id kept with them is invalid, so they may belong to this boot or an earlier one");
-        }
-        Object saved = state.get(LATCHED);
+        XidLatches l = new XidLatches(BootLatches.load(state, "xid", bootId));
+        Object saved = l.store.saved();
         if (saved == null) {
             return l;
         }
         if (!(saved instanceof List<?> list)) {
-            l.noteLost("state value " + LATCHED + " is not a list");
+            l.store.lost("state value " + LATCHED + " is not a list");
             return l;
         }
         int bad = 0;
@@ -70,18 +59,14 @@ final class XidLatches {
             }
         }
         if (bad > 0) {
-            l.noteLost(bad + (bad == 1 ? " saved entry is" : " saved entries are") + " damaged");
+            l.store.lost(bad + (bad == 1 ? " saved entry is" : " saved entries are") + " damaged");
         }
         return l;
     }
 
-    private void noteLost(String why) {
-        loss.note(why);
-    }
-
-    /** Why latches of this boot were lost, or null. */
-    String lost() {
-        return loss.reason();
+    /** The loss, on the observation of the reading itself. */
+    Observation.Builder observeLoss(Observation.Builder o) {
+        return store.observe(o);
     }
 
     Collection<Latch> all() {
@@ -106,11 +91,7 @@ final class XidLatches {
         for (Latch l : latches.values()) {
             out.add(write(l));
         }
-        state.put(LATCHED, out.isEmpty() ? null : out);
-        loss.save(state, LOST);
-        if (bootId != null) {
-            state.put(BOOT_ID, bootId);
-        }
+        store.save(state, out.isEmpty() ? null : out, bootId);
     }
 
     /** Kind, GPU and XID: the same XID on the same GPU is one latch however often it came. */

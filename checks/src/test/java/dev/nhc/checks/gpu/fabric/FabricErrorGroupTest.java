@@ -1,7 +1,5 @@
 package dev.nhc.checks.gpu.fabric;
 
-import dev.nhc.engine.state.StateSection;
-import dev.nhc.probe.ProbeState;
 import org.junit.jupiter.api.Test;
 
 import java.util.LinkedHashMap;
@@ -20,11 +18,10 @@ class FabricErrorGroupTest {
         FabricErrorGroup g = FabricErrorGroup.of(e);
         Map<String, FabricErrorGroup> groups = new LinkedHashMap<>();
         groups.put(g.key(), g);
-        ProbeState state = StateSection.detached("fabric");
-        FabricErrorGroup.save(state, "fm.latched", groups);
+        Object saved = FabricErrorGroup.toState(groups);
 
         Map<String, FabricErrorGroup> back = new LinkedHashMap<>();
-        assertNull(FabricErrorGroup.load(state, "fm.latched", back));
+        assertNull(FabricErrorGroup.load(saved, "fm.latched", back));
         assertEquals(1, back.size());
         FabricErrorGroup read = back.get(g.key());
         assertEquals(1L, read.lines());
@@ -39,10 +36,9 @@ class FabricErrorGroupTest {
         FabricError e = new FabricError(FabricError.Device.GPU, guid, true, "0x02", null, 61L, null, null);
         FabricErrorGroup g = FabricErrorGroup.of(e);
         assertEquals(FabricErrorGroup.key(FabricError.Device.GPU, guid), g.key());
-        ProbeState state = StateSection.detached("fabric");
-        FabricErrorGroup.save(state, "fm.latched", Map.of(g.key(), g));
+        Object saved = FabricErrorGroup.toState(Map.of(g.key(), g));
         Map<String, FabricErrorGroup> back = new LinkedHashMap<>();
-        assertNull(FabricErrorGroup.load(state, "fm.latched", back));
+        assertNull(FabricErrorGroup.load(saved, "fm.latched", back));
         assertTrue(back.containsKey(g.key()));
     }
 }

@@ -569,7 +569,7 @@ class GpuXidProbeTest {
     @Test
     void latchesOfNhc01AreReadBack() throws Exception {
         StateSection s = StateSection.detached("s");
-        s.put(XidLatches.BOOT_ID, "boot-1");
+        s.put("xid.boot_id", "boot-1");
         s.put(XidLatches.LATCHED, List.of(java.util.Map.of("kind", "xid", "pci", "0000:3b:00", "code", 95L, "count", 2L,
                 "first", "[1.000000]", "last", "[2.000000]", "text", "uncontained")));
         log("");

@@ -19,6 +19,15 @@ public interface VerdictAction {
     ActionOutcome apply(Verdict verdict, Plan plan, StateStore state, String node, Instant deadline);
 
     /**
+     * Why this action's own record says nhc holds the node out of service (drained it, means to),
+     * or null; asked before the checks run, so that a check whose latches were lost keeps the node
+     * out ({@link StateStore#nodeHeld}).
+     */
+    default String holds(StateStore state, String node) {
+        return null;
+    }
+
+    /**
      * What the action did: {@code lines} for the report and log, whether the run must exit 1 even
      * though no finding failed (the circuit breaker refused to drain), and the changes it made
      * ({@code drain}, {@code fail}, {@code resume}, {@code update_reason}) for metrics.

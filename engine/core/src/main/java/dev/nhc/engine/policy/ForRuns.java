@@ -20,7 +20,9 @@ import java.util.Set;
  * steady state writes nothing: runs at WARN-or-worse and runs at FAIL. A PASS resets both; an
  * UNKNOWN (no data) leaves them as they are; an entity that is no longer observed is forgotten.
  * Only a run in which the check judged what its probe saw comes here: a probe that timed out or
- * threw saw nothing, and {@link SeverityPolicy#settleUndecided} leaves every streak alone.
+ * threw saw nothing, and {@link SeverityPolicy#settleUndecided} leaves every streak alone. Streaks
+ * that were lost with the memory's state ({@link ProbeState#lostBecause()}) count as met: starting
+ * them again would pass a failing node for N-1 runs, and resume it if nhc held it.
  */
 final class ForRuns {
     private static final String WARN = "warn";
@@ -76,7 +78,10 @@ final class ForRuns {
         }
         long warn = 0;
         long fail = 0;
-        if (memory.get(entity) instanceof Map<?, ?> m) {
+        if (memory.lostBecause() != null) {
+            warn = forRuns - 1;
+            fail = forRuns - 1;
+        } else if (memory.get(entity) instanceof Map<?, ?> m) {
             warn = m.get(WARN) instanceof Number n ? n.longValue() : 0;
             fail = m.get(FAIL) instanceof Number n ? n.longValue() : 0;
         }

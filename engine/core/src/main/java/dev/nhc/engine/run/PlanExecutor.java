@@ -4,6 +4,7 @@ import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.PlannedCheck;
 import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.engine.state.StateSection;
+import dev.nhc.engine.state.StateStore;
 import dev.nhc.engine.report.JsonReport;
 import dev.nhc.engine.report.VerdictJson;
 import dev.nhc.model.CheckResult;
@@ -144,7 +145,7 @@ public final class PlanExecutor {
             Instant now = clock.instant();
             Instant checkDeadline = min(now.plus(check.timeout()), deadline);
             RunContext ctx = new RunContext(check.name(), check.check().with(), plan.settings().root(),
-                    req.state(), "check." + check.name(), checkDeadline, req.node(), settings, clock, services,
+                    req.state(), StateStore.CHECK_PREFIX + check.name(), checkDeadline, req.node(), settings, clock, services,
                     check.rules().fieldsRead());
             startedAt.put(check.name(), now);
             dueBy.put(check.name(), checkDeadline);

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * One named part of the persistent state (a check's counters, the Slurm ownership record), kept in
@@ -24,18 +25,23 @@ public final class StateSection implements ProbeState {
 
     private final String name;
     private final Map<String, Object> data;
+    private final Supplier<String> held;
     private boolean dirty;
     /** Unreadable files of this section, moved aside when it is next written. */
     private List<Path> damaged = List.of();
+    /** The highest generation of this section known to have been written: the next write is one past it. */
+    private long generation;
 
-    StateSection(String name, Map<String, Object> data) {
+    StateSection(String name, Map<String, Object> data, long generation, Supplier<String> held) {
         this.name = name;
         this.data = new LinkedHashMap<>(data);
+        this.generation = generation;
+        this.held = held;
     }
 
     /** A section that is never saved, for replays and tests that must not touch the state directory. */
     public static StateSection detached(String name) {
-        return new StateSection(name, Map.of());
+        return new StateSection(name, Map.of(), -1, () -> null);
     }
 
     @Override
@@ -90,6 +96,11 @@ public final class StateSection implements ProbeState {
     }
 
     @Override
+    public String heldBecause() {
+        return held.get();
+    }
+
+    @Override
     public synchronized Map<String, Object> snapshot() {
         return new LinkedHashMap<>(data);
     }
@@ -104,6 +115,16 @@ public final class StateSection implements ProbeState {
 
     synchronized void markDirty() {
         dirty = true;
+    }
+
+    /** The number the next write gives its file. */
+    synchronized long nextGeneration() {
+        return generation + 1;
+    }
+
+    /** A write of generation {@code n} is in place. */
+    synchronized void written(long n) {
+        generation = Math.max(generation, n);
     }
 
     synchronized List<Path> damaged() {

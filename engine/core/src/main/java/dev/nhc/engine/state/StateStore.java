@@ -1,46 +1,37 @@
 package dev.nhc.engine.state;
 
-import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.config.Ownership;
-import dev.nhc.engine.config.YamlReader;
-import dev.nhc.engine.files.FileStat;
 import dev.nhc.engine.files.IoReason;
-import dev.nhc.engine.process.CurrentProcess;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The state kept between runs in {@code state_dir}: one JSON file per section ({@link StateFile}),
- * and beside it the generation before ({@code NAME.json.prev}).
+ * numbered by generation ({@link Generation}), with a second copy beside it ({@code
+ * NAME.json.prev}), and the highest generation written of each section in a journal apart from
+ * them ({@link StateJournal}).
  *
- * <p>Writes are atomic (temp file, fsync, rename, fsync of the directory) so a run killed by
- * slurmd never leaves a half-written file; the file it replaces becomes the previous generation,
- * and the very first write makes both, so that one damaged file never loses a latched fault. A
- * file that cannot be read (empty, corrupt, not a regular file) is passed over for the previous
- * generation, and moved aside with a warning when the section is next written. When no
- * generation can be read the section starts afresh but is marked lost ({@link
- * StateSection#LOST_KEY}, {@link StateSection#lostBecause()}), so that a check that latches
- * faults says it may have forgotten one instead of passing, until {@code nhc clear}.
+ * <p>Writes ({@link GenerationWriter}) are atomic and leave the newest generation whole in at least
+ * one file at every step, so a run killed by slurmd never leaves a half-written section, and one
+ * damaged file never loses a latched fault. A section is read from the newest generation any of its
+ * files holds, a temp file a killed write left included. It is <em>lost</em> — it starts afresh,
+ * marked ({@link StateSection#LOST_KEY}, {@link StateSection#lostBecause()}) until {@code nhc clear},
+ * so that a check that latches faults says it may have forgotten one instead of passing, and reads
+ * its source again from the start of the boot — when no generation can be read, when the newest
+ * that can is older than the journal says was written, or when it is missing while the journal
+ * names it, or while nhc holds the node ({@link #nodeHeld}) and the journal cannot tell. An
+ * unreadable file is moved aside with a warning when the section is next written, and leftover
+ * temp files are removed then.
  *
  * <p>Nothing in the directory is followed through a symbolic link, and as root the directory
  * must pass {@link StateDirectory}: a directory that does not is not read (every section is lost)
@@ -53,11 +44,13 @@ public final class StateStore {
         return LoggerFactory.getLogger(StateStore.class);
     }
 
-    /** State files hold counters and cursors, a few KB; far beyond this one is not nhc's. */
-    static final int MAX_BYTES = 16 * 1024 * 1024;
-
-    /** State is nhc's own business (drain reasons, counters): readable by its owner only. */
-    private static final FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+    /**
+     * Checks keep what their probes remember (cursors, latched faults) in sections named this and
+     * the check's name; only these are lost when missing while nhc holds the node and the journal
+     * cannot tell: the engine's own sections (for: streaks, schedules) were never written for most
+     * checks, and a node held while nhc is upgraded to one that keeps a journal would call each lost.
+     */
+    public static final String CHECK_PREFIX = "check.";
 
     private final Path dir;
     private final boolean rootOnly;
@@ -65,10 +58,18 @@ public final class StateStore {
     private final Map<String, StateSection> sections = new ConcurrentHashMap<>();
     private final List<String> warnings = new ArrayList<>();
     private final List<IOException> failures = new ArrayList<>();
-    /** Guards the directory check only: writers hold their section's lock while they ask, so this must be a lock no caller can hold. */
+    /** Guards the directory check, the journal and the scan for temp files: writers hold their section's lock while they ask, so this must be a lock no caller can hold. */
     private final Object directoryCheck = new Object();
     private Path checkedDir;
     private IOException unusable;
+    private StateJournal journal;
+    private OrphanedTemps orphans;
+    private volatile String held;
+    /** A test's crash: writes (of {@link #stopSection} only, when set) stop before this step; null for every real store. */
+    private final GenerationWriter.Step stopBefore;
+    private final String stopSection;
+    /** Set when a test stopped a write: a killed process writes nothing more. */
+    private volatile boolean stopped;
 
     public StateStore(Path dir) {
         this(dir, Ownership.runningAsRoot());
@@ -76,8 +77,15 @@ public final class StateStore {
 
     /** {@code rootOnly}: apply the {@link StateDirectory} rules (nhc runs as root). */
     public StateStore(Path dir, boolean rootOnly) {
+        this(dir, rootOnly, null, null);
+    }
+
+    /** {@code stopBefore}: a test's crash, the writes of {@code section} (null: any) stopping before that step. */
+    StateStore(Path dir, boolean rootOnly, GenerationWriter.Step stopBefore, String section) {
         this.dir = dir;
         this.rootOnly = rootOnly;
+        this.stopBefore = stopBefore;
+        this.stopSection = section;
     }
 
     public Path dir() {
@@ -89,6 +97,15 @@ public final class StateStore {
         synchronized (warnings) {
             return List.copyOf(warnings);
         }
+    }
+
+    /**
+     * Says that nhc holds the node out of service ({@code why}: its Slurm record, its last verdict),
+     * before any check's section is read: a section missing then is lost, not new, when the journal
+     * cannot tell, and checks that lost latches keep the node out ({@link StateSection#heldBecause()}).
+     */
+    public void nodeHeld(String why) {
+        this.held = why;
     }
 
     /** The directory's real path once it passed {@link StateDirectory#check}; the same answer (or exception) every time. */
@@ -108,6 +125,31 @@ public final class StateStore {
         }
     }
 
+    /** Whether a test stopped one of its writes ({@link #stopBefore}). */
+    boolean stopped() {
+        return stopped;
+    }
+
+    /** The journal and the leftover temp files of the checked directory, read once. */
+    private StateJournal journal(Path d) {
+        synchronized (directoryCheck) {
+            if (journal == null) {
+                journal = StateJournal.read(d);
+                orphans = OrphanedTemps.scan(d);
+                if (journal.damaged()) {
+                    warn(journal.silence() + "; it is written afresh from the sections read, and until then a section whose files"
+                            + " are missing or older than what was written cannot be told from a new one");
+                }
+            }
+            return journal;
+        }
+    }
+
+    private OrphanedTemps orphans(Path d) {
+        journal(d);
+        return orphans;
+    }
+
     public StateSection section(String name) {
         return sections.computeIfAbsent(name, this::load);
     }
@@ -122,52 +164,68 @@ public final class StateStore {
         return safe.toString();
     }
 
-    /** The section's files in the order they are tried: the current generation, the previous one, nhc 0.1.0's YAML. */
-    private static List<Path> generations(Path dir, String name) {
-        String base = safe(name);
-        return List.of(dir.resolve(base + ".json"), dir.resolve(base + ".json.prev"), dir.resolve(base + ".yaml"));
-    }
-
     private StateSection load(String name) {
         Path d;
         try {
             d = checkDirectory();
         } catch (IOException e) {
-            return lost(name, "state directory " + dir + " is not used: " + IoReason.of(e), List.of());
+            return lost(name, -1, "state directory " + dir + " is not used: " + IoReason.of(e), List.of());
         }
-        List<Path> files = generations(d, name);
-        List<Path> unreadable = new ArrayList<>();
-        List<String> why = new ArrayList<>();
-        for (int i = 0; i < files.size(); i++) {
-            Path f = files.get(i);
-            Map<String, Object> data;
-            try {
-                data = read(f, i == 2);
-            } catch (IOException e) {
-                unreadable.add(f);
-                why.add(f.getFileName() + " (" + IoReason.of(e) + ")");
-                continue;
+        String base = safe(name);
+        StateJournal j = journal(d);
+        SectionFiles.Found found = SectionFiles.read(d, base, orphans(d).of(base));
+        long known = j.written(base);
+        Generation newest = found.newest();
+        if (newest != null) {
+            j.saw(base, newest.number());
+        }
+        if (newest != null && newest.number() < known) {
+            return lost(name, known, "the newest generation that could be read (" + newest.number() + ", in " + newest.file().getFileName()
+                    + ") is older than generation " + known + ", which " + StateJournal.FILE + " says was written"
+                    + (found.unreadable().isEmpty() ? "" : "; could not read " + String.join(" or ", found.why())), found.unreadable());
+        }
+        if (newest != null) {
+            StateSection s = new StateSection(name, newest.data(), newest.number(), this::heldNow);
+            if (found.recovered()) {
+                warn("recovered state file " + newest.file() + " (generation " + newest.number() + "), which a write killed before it"
+                        + " finished left behind; it is saved in its place when the state is next saved");
+                s.markDirty();
+            } else if (!orphans(d).of(base).isEmpty()) {
+                s.markDirty(); // written again soon, and the leftover temp files with it removed
             }
-            if (data == null) {
-                continue;
-            }
-            StateSection s = new StateSection(name, data);
-            if (!unreadable.isEmpty()) {
-                warn("state file " + String.join(" and ", why) + " could not be read; using " + f
-                        + " (the generation before) and moving the unreadable one aside when the state is next saved");
-                s.damaged(unreadable);
+            if (!found.unreadable().isEmpty()) {
+                warn("state file " + String.join(" and ", found.why()) + " could not be read; using " + newest.file()
+                        + " (generation " + newest.number() + ", the newest) and moving the unreadable one aside when the state is next saved");
+                s.damaged(found.unreadable());
             }
             return s;
         }
-        return unreadable.isEmpty() ? new StateSection(name, Map.of()) : lost(name, "could not read " + String.join(" or ", why), unreadable);
+        if (!found.unreadable().isEmpty()) {
+            return lost(name, known, "could not read " + String.join(" or ", found.why()), found.unreadable());
+        }
+        if (known >= 0) {
+            return lost(name, known, "its files are missing, but " + StateJournal.FILE + " says generation " + known + " was written",
+                    List.of());
+        }
+        String holding = held;
+        if (!j.knows() && holding != null && name.startsWith(CHECK_PREFIX)) {
+            return lost(name, known, "its files are missing while " + holding + ", and " + j.silence()
+                    + " to tell whether it ever had any", List.of());
+        }
+        return new StateSection(name, Map.of(), -1, this::heldNow);
+    }
+
+    private String heldNow() {
+        return held;
     }
 
     /** A fresh section that says what was lost, and keeps saying it (the mark is saved) until it is cleared. */
-    private StateSection lost(String name, String why, List<Path> damaged) {
-        warn("state of " + name + " is lost: " + why + "; starting afresh (a fault latched before may be forgotten)");
+    private StateSection lost(String name, long known, String why, List<Path> damaged) {
+        warn("state of " + name + " is lost: " + why + "; starting afresh (a fault latched before may be forgotten:"
+                + " checks that latch read their source again from the start of this boot)");
         Map<String, Object> data = new LinkedHashMap<>();
         data.put(StateSection.LOST_KEY, why);
-        StateSection s = new StateSection(name, data);
+        StateSection s = new StateSection(name, data, known, this::heldNow);
         s.damaged(damaged);
         s.markDirty();
         return s;
@@ -180,47 +238,6 @@ public final class StateStore {
         }
     }
 
-    /** The data in {@code f}; null when there is no such file; an exception when it is there but not a readable state file. */
-    private static Map<String, Object> read(Path f, boolean yaml) throws IOException {
-        FileStat st;
-        try {
-            st = FileStat.lstat(f);
-        } catch (NoSuchFileException e) {
-            return null;
-        }
-        if (!st.isRegular()) {
-            throw new IOException("is " + st.kind() + ", not a regular file");
-        }
-        if (st.size() > MAX_BYTES) {
-            throw new IOException("larger than " + MAX_BYTES + " bytes");
-        }
-        String text;
-        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            ByteBuffer buf = ByteBuffer.allocate((int) st.size() + 1);
-            while (buf.hasRemaining() && ch.read(buf) > 0) {
-                // a file that grew since lstat is read up to its old size: it is not one nhc wrote
-            }
-            text = new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8);
-        }
-        if (text.isBlank()) {
-            throw new IOException("is empty");
-        }
-        if (!yaml) {
-            return StateFile.parse(text);
-        }
-        try {
-            Object o = YamlReader.read(f.toString(), text, MAX_BYTES).toPlain();
-            if (!(o instanceof Map<?, ?> m)) {
-                throw new IOException("not a map");
-            }
-            @SuppressWarnings("unchecked")
-            Map<String, Object> data = (Map<String, Object>) m;
-            return data;
-        } catch (ConfigException e) {
-            throw new IOException(e.problems().get(0).toString(), e);
-        }
-    }
-
     /**
      * Writes every changed section. Throws with a message naming the file when the disk refuses,
      * now or in an earlier {@link #flush(String)}.
@@ -229,6 +246,7 @@ public final class StateStore {
         for (StateSection s : sections.values()) {
             write(s);
         }
+        saveJournal();
         IOException first;
         synchronized (failures) {
             first = failures.isEmpty() ? null : failures.get(0);
@@ -291,11 +309,19 @@ public final class StateStore {
     /**
      * Removes a section's files (every generation) while keeping it in memory, for a record that is
      * now wrong on disk and could not be rewritten (a full disk: unlinking needs no space). The next
-     * process then finds no record at all, which a reader can tell from an out-of-date one.
+     * process then finds no record at all, which a reader can tell from an out-of-date one (the
+     * journal is told first; should that fail too, the next process finds the section lost, which
+     * such a reader takes as no record).
      */
     public void forget(String name) throws IOException {
         Path d = checkDirectory();
-        for (Path f : generations(d, name)) {
+        String base = safe(name);
+        try {
+            journal(d).forget(base);
+        } catch (IOException e) {
+            // the next process finds the section lost rather than absent: as unknown to it
+        }
+        for (Path f : List.of(SectionFiles.current(d, base), SectionFiles.copy(d, base), SectionFiles.legacy(d, base))) {
             Files.deleteIfExists(f);
         }
         StateSection s = sections.get(name);
@@ -304,10 +330,26 @@ public final class StateStore {
         }
     }
 
+    /** The generations read but not yet in the journal (a journal begun or rebuilt this run). */
+    private void saveJournal() {
+        StateJournal j;
+        synchronized (directoryCheck) {
+            j = journal;
+        }
+        if (j != null && !stopped) {
+            try {
+                j.save();
+                orphans.removeJournals();
+            } catch (IOException e) {
+                log().debug("cannot write {}: {}", StateJournal.FILE, IoReason.of(e));
+            }
+        }
+    }
+
     /** Snapshot, write and mark clean as one step, so that a change made meanwhile is never marked written. */
     private void write(StateSection s) throws IOException {
         synchronized (s) {
-            if (!s.dirty()) {
+            if (!s.dirty() || stopped) {
                 return;
             }
             Path d;
@@ -316,81 +358,36 @@ public final class StateStore {
             } catch (IOException e) {
                 throw new IOException("state directory " + dir + " is not used: " + IoReason.of(e), e);
             }
-            List<Path> files = generations(d, s.name());
-            Path current = files.get(0);
+            String base = safe(s.name());
+            Path current = SectionFiles.current(d, base);
+            long generation = s.nextGeneration();
+            StateJournal j = journal(d);
             try {
                 StateDirectory.create(d);
                 for (Path bad : s.damaged()) {
                     moveAside(bad);
                 }
                 s.damaged(List.of());
-                writeGeneration(current, files.get(1), StateFile.render(s.snapshot()));
-                Files.deleteIfExists(files.get(2));
+                String text = StateFile.render(Generation.numbered(generation, s.snapshot()));
+                GenerationWriter.Step stop = stopSection == null || stopSection.equals(s.name()) ? stopBefore : null;
+                GenerationWriter.write(current, SectionFiles.copy(d, base), text, () -> j.wrote(base, generation), stop);
+                Files.deleteIfExists(SectionFiles.legacy(d, base));
+                orphans(d).remove(base);
+            } catch (GenerationWriter.Stopped crash) {
+                stopped = true;
+                throw crash;
             } catch (IOException e) {
                 throw new IOException("cannot write " + current + ": " + IoReason.of(e), e);
             }
+            s.written(generation);
             s.clean();
-        }
-    }
-
-    /**
-     * Replaces {@code current} so that readers see the old or the new content, never a part; the
-     * old becomes {@code previous}. With no current file yet, {@code previous} gets a copy of the
-     * new one (once, for the first generation) so that there are always two.
-     */
-    private static void writeGeneration(Path current, Path previous, String text) throws IOException {
-        Path dir = current.getParent();
-        Path tmp = writeTemp(dir, current, text);
-        try {
-            if (Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
-                rename(current, previous);
-            } else if (!Files.exists(previous, LinkOption.NOFOLLOW_LINKS)) {
-                Path copy = writeTemp(dir, previous, text);
-                try {
-                    rename(copy, previous);
-                } finally {
-                    Files.deleteIfExists(copy);
-                }
-            }
-            rename(tmp, current);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
-        fsyncDirectory(dir);
-    }
-
-    /** A new file beside {@code target} holding {@code text}, on disk. */
-    private static Path writeTemp(Path dir, Path target, String text) throws IOException {
-        // Named by hand rather than by Files.createTempFile, whose random names need SecureRandom
-        // (~10 ms of a cold run to seed); CREATE_NEW (O_EXCL) never opens what someone else made,
-        // a link included.
-        Path tmp = dir.resolve("." + target.getFileName() + "." + CurrentProcess.pid() + "." + System.nanoTime() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW), OWNER_ONLY)) {
-            ByteBuffer buf = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
-            while (buf.hasRemaining()) {
-                ch.write(buf);
-            }
-            ch.force(true);
-        } catch (IOException e) {
-            Files.deleteIfExists(tmp);
-            throw e;
-        }
-        return tmp;
-    }
-
-    /** rename(2): replaces a link at {@code to} rather than following it. */
-    private static void rename(Path from, Path to) throws IOException {
-        try {
-            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
         }
     }
 
     private void moveAside(Path bad) {
         Path aside = bad.resolveSibling(bad.getFileName() + ".corrupt-" + System.currentTimeMillis());
         try {
-            rename(bad, aside);
+            GenerationWriter.rename(bad, aside);
             warn("moved the unreadable state file " + bad + " aside to " + aside);
         } catch (NoSuchFileException gone) {
             // already gone
@@ -398,13 +395,4 @@ public final class StateStore {
             warn("could not move the unreadable state file " + bad + " aside: " + IoReason.of(e));
         }
     }
-
-    private static void fsyncDirectory(Path dir) {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        } catch (IOException ignored) {
-            // Some filesystems cannot open a directory for fsync; the rename itself is still atomic.
-        }
-    }
-
 }

@@ -112,6 +112,23 @@ class ForRunsTest {
         assertEquals(Severity.FAIL, run(c, 97).severity(), "stays FAIL while the condition holds");
     }
 
+    /** Issue 17 item 3: a lost streak started again would pass a failing node for two runs, and resume it. */
+    @Test
+    void streaksLostWithTheStateCountAsMetAndAreKeptAgainFromThere() throws Exception {
+        CheckConfig c = forThree();
+        run(c, 95);
+        run(c, 95);
+        assertEquals(Severity.FAIL, run(c, 95).severity());
+        memory.clear();
+        memory.put(StateSection.LOST_KEY, "could not read rules.c.json (is empty) or rules.c.json.prev (is empty)");
+        assertEquals(Severity.FAIL, run(c, 96).severity(), "the run after the loss");
+        assertNull(memory.lostBecause(), "the streaks are whole again");
+        assertEquals(Severity.FAIL, run(c, 96).severity());
+        memory.put(StateSection.LOST_KEY, "lost again");
+        assertEquals(Severity.PASS, run(c, 20).severity(), "a pass is a pass");
+        assertEquals(Severity.PASS, run(c, 95).severity(), "and the next fault builds from 1");
+    }
+
     @Test
     void aPassResetsTheCount() throws Exception {
         CheckConfig c = forThree();

@@ -51,7 +51,8 @@ class StateStoreTest {
         assertEquals(true, again.get("flag"));
         assertNull(again.get("nothing"));
         assertEquals(Map.of("list", List.of(1L, "two", List.of(3.5))), again.get("nested"));
-        assertTrue(Files.readString(dir.resolve("kinds.json")).startsWith("{\n  \"long\" : 9000000000,\n"), "one key a line");
+        assertTrue(Files.readString(dir.resolve("kinds.json")).startsWith("{\n  \"_generation\" : 0,\n  \"long\" : 9000000000,\n"),
+                "one key a line, the generation first");
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("kinds.json"))));
     }
 
@@ -219,7 +220,7 @@ class StateStoreTest {
         s.flush();
         assertEquals(modified - 10_000, Files.getLastModifiedTime(dir.resolve("a.json")).toMillis(), "an unchanged section is not written");
         try (var files = Files.list(dir)) {
-            assertEquals(List.of("a.json", "a.json.prev"), files.map(p -> p.getFileName().toString()).sorted().toList());
+            assertEquals(List.of("a.json", "a.json.prev", "generations.journal"), files.map(p -> p.getFileName().toString()).sorted().toList());
         }
     }
 
@@ -246,15 +247,17 @@ class StateStoreTest {
     }
 
     @Test
-    void theFirstWriteKeepsTwoGenerationsAndEachLaterOneKeepsTheOneBefore() throws Exception {
+    void everyWriteKeepsTwoCopiesOfTheNewestGenerationAndTheJournalNumbersIt() throws Exception {
         latchAndSave();
         assertEquals(Files.readString(dir.resolve("check.xid.json")), Files.readString(dir.resolve("check.xid.json.prev")),
-                "the first generation twice: one damaged file never loses it");
+                "one damaged file never loses it");
         StateStore s = new StateStore(dir);
         s.section("check.xid").put("cursor", 2L);
         s.flush();
-        assertEquals(Map.of("latched", LATCH), StateFile.parse(Files.readString(dir.resolve("check.xid.json.prev"))));
-        assertEquals(Map.of("latched", LATCH, "cursor", 2L), StateFile.parse(Files.readString(dir.resolve("check.xid.json"))));
+        Map<String, Object> newest = Map.of("_generation", 1L, "latched", LATCH, "cursor", 2L);
+        assertEquals(newest, StateFile.parse(Files.readString(dir.resolve("check.xid.json"))));
+        assertEquals(newest, StateFile.parse(Files.readString(dir.resolve("check.xid.json.prev"))));
+        assertEquals(Map.of("check.xid", 1L), StateFile.parse(Files.readString(dir.resolve("generations.journal"))));
     }
 
     @Test

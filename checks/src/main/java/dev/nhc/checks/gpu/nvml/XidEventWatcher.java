@@ -57,6 +57,10 @@ public final class XidEventWatcher implements AutoCloseable {
             NvmlNative.bind(lib);
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
             throw new IllegalStateException("NVML (" + lib + ") cannot be loaded: " + firstLine(e.getMessage()));
+        } catch (dev.nhc.engine.files.UntrustedPathException e) {
+            throw new IllegalStateException("refusing to load NVML (" + lib + ") as root: " + e.getMessage());
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("NVML (" + lib + ") cannot be loaded: " + dev.nhc.engine.files.IoReason.of(e));
         }
         check(NvmlNative.nvmlInit_v2(), lib, "nvmlInit_v2");
         int[] count = new int[1];

@@ -39,7 +39,7 @@ public final class ParamSpec<T> {
     public enum PathUse {
         /** A program nhc runs: a path or bare name (text), or a whole argv (texts), its arguments included. */
         RUN,
-        /** A native library nhc loads into its own process. */
+        /** Code nhc loads into its own process: a native library (a bare name is looked for as the dynamic linker would), a script.js file. */
         LOAD,
         /** A file nhc appends to (its log). */
         APPEND

@@ -33,7 +33,8 @@ import java.util.regex.Pattern;
  * Reads and validates a config file and plans it: every check with its probe, its parameters
  * converted and checked, and its rules compiled (the {@link Plan}). Collects every problem (each
  * with file:line:column) before failing, so that one {@code nhc check-config} shows them all.
- * Nothing here touches the system beyond reading the file: an invalid config must lead to no
+ * Nothing here touches the system beyond reading the file and, as root, looking at the files its
+ * values name to run, load or write ({@link TrustedValues}): an invalid config must lead to no
  * action at all.
  */
 public final class ConfigLoader {

@@ -17,8 +17,9 @@ import java.util.List;
  * could change is a config error at the value's file:line:column, so that {@code nhc check-config}
  * shows it and no run starts with it. The rule is the one used when the file is run, loaded or
  * opened ({@link TrustedCommand}, {@link TrustedLibrary}, {@link AppendOnlyFile}), which apply it
- * again then. A file that is not there is not a config error: that is the run's finding
- * ({@code unknown}, "not found"), for a config may be checked where a tool is not installed.
+ * again then. A file that is not there, where only root could create it, is not a config error:
+ * that is the run's finding ({@code unknown}, "not found"), for a config may be checked where a
+ * tool is not installed.
  */
 public final class TrustedValues {
     private TrustedValues() {

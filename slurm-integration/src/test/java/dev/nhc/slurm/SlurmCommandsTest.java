@@ -1,14 +1,13 @@
 package dev.nhc.slurm;
 
-import dev.nhc.engine.config.Ownership;
 import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.testing.TrustFixtures;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,27 +19,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** scontrol and sinfo through the engine's launcher: its trust rule, orphan killing and output cap, with Slurm's retries. */
 class SlurmCommandsTest {
-    private static final int NOBODY = 65534;
-
     @TempDir
     Path tmp;
     private Path dir;
 
     @BeforeEach
     void realDir() throws Exception {
-        dir = tmp.toRealPath();
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-    }
-
-    private Path tool(Path where, String body) throws Exception {
-        Files.createDirectories(where.getParent());
-        Files.writeString(where, "#!/bin/sh\n" + body + "\n");
-        Files.setPosixFilePermissions(where, PosixFilePermissions.fromString("rwxr-xr-x"));
-        return where;
+        dir = TrustFixtures.rootOnly(tmp);
     }
 
     private static SlurmCommands commands(int retries, boolean rootOnly) {
@@ -51,7 +39,7 @@ class SlurmCommandsTest {
     @Test
     void whatTheToolLeftRunningIsKilled() throws Exception {
         Path pidFile = dir.resolve("child.pid");
-        Path scontrol = tool(dir.resolve("scontrol"), "sleep 300 & echo $! > " + pidFile + "\necho 'NodeName=n1 State=IDLE'");
+        Path scontrol = TrustFixtures.script(dir.resolve("scontrol"), "sleep 300 & echo $! > " + pidFile + "\necho 'NodeName=n1 State=IDLE'");
         ProcessRunner.Result r = commands(0, false).run(List.of(scontrol.toString(), "show", "node"), x -> true);
         assertEquals("NodeName=n1 State=IDLE\n", r.stdout());
         long child = Long.parseLong(Files.readString(pidFile).strip());
@@ -60,7 +48,7 @@ class SlurmCommandsTest {
 
     @Test
     void aCutAnswerIsNoAnswer() throws Exception {
-        Path scontrol = tool(dir.resolve("scontrol"), "head -c " + (SlurmCommands.OUTPUT_CAP + 10) + " /dev/zero | tr '\\0' x");
+        Path scontrol = TrustFixtures.script(dir.resolve("scontrol"), "head -c " + (SlurmCommands.OUTPUT_CAP + 10) + " /dev/zero | tr '\\0' x");
         SlurmUnavailableException e = assertThrows(SlurmUnavailableException.class,
                 () -> commands(0, false).run(List.of(scontrol.toString(), "show", "node"), x -> true));
         assertEquals("scontrol show printed more than 32 MiB; nhc does not act on a cut answer", e.getMessage());
@@ -69,7 +57,7 @@ class SlurmCommandsTest {
     @Test
     void aFailureIsRetriedUntilItPassesAndTheToolIsNamedInItsOwnErrors() throws Exception {
         Path count = dir.resolve("count");
-        Path scontrol = tool(dir.resolve("scontrol"), "echo x >> " + count + "\n[ $(wc -l < " + count + ") -ge 3 ] && { echo ok; exit 0; }\n"
+        Path scontrol = TrustFixtures.script(dir.resolve("scontrol"), "echo x >> " + count + "\n[ $(wc -l < " + count + ") -ge 3 ] && { echo ok; exit 0; }\n"
                 + "echo \"$0: Unable to contact slurm controller\" >&2; exit 1");
         assertEquals("ok\n", commands(2, false).run(List.of(scontrol.toString(), "show", "node"), x -> true).stdout());
         Files.delete(count);
@@ -80,13 +68,13 @@ class SlurmCommandsTest {
 
     @Test
     void asRootAToolOthersCouldChangeIsNeitherFoundNorRun() throws Exception {
-        assumeTrue(Ownership.runningAsRoot(), "the root-only rule is about files other users own: only root can make them (CI runs as root)");
+        TrustFixtures.assumeRoot();
         Path marker = dir.resolve("ran");
         Path userBin = dir.resolve("user-bin");
-        Path planted = tool(userBin.resolve("scontrol"), "touch " + marker);
-        Files.setAttribute(userBin, "unix:uid", NOBODY);
+        Path planted = TrustFixtures.script(userBin.resolve("scontrol"), "touch " + marker);
+        TrustFixtures.nobodys(userBin);
         Path rootBin = dir.resolve("root-bin");
-        Path real = tool(rootBin.resolve("scontrol"), "echo real");
+        Path real = TrustFixtures.script(rootBin.resolve("scontrol"), "echo real");
 
         assertEquals(real, SlurmSettings.locate(null, "scontrol", Map.of("PATH", userBin + ":" + rootBin), true),
                 "the user's copy is passed over, not run and not hiding the real one");
@@ -98,7 +86,7 @@ class SlurmCommandsTest {
                 + "running as root, nhc runs only programs that only root can change", e.getMessage());
         assertFalse(Files.exists(marker), "the user's scontrol never ran");
 
-        ProcessRunner.Result r = commands(0, true).run(List.of(tool(rootBin.resolve("echo-args"), "echo \"$@\"").toString(), "update",
+        ProcessRunner.Result r = commands(0, true).run(List.of(TrustFixtures.script(rootBin.resolve("echo-args"), "echo \"$@\"").toString(), "update",
                 "Reason=NHC: " + planted + " is missing"), x -> true);
         assertEquals("update Reason=NHC: " + planted + " is missing\n", r.stdout(), "a reason quoting a path of the user's still reaches Slurm");
         assertTrue(r.argv().get(0).startsWith("/proc/"), "run through its checked descriptor: " + r.argv());

@@ -3,6 +3,7 @@ package dev.nhc.engine.config;
 import dev.nhc.engine.plan.ProbeRegistry;
 import dev.nhc.engine.testing.PassThroughRules;
 import dev.nhc.engine.testing.ScriptedProbe;
+import dev.nhc.engine.testing.TrustFixtures;
 import dev.nhc.probe.ParamSpec;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
@@ -13,21 +14,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The trust rule at config load: as root, every value that names a file nhc runs, loads or appends
  * to is refused with its file:line:column when someone else could change that file.
  */
 class TrustedValuesTest {
-    private static final int NOBODY = 65534;
-
     @TempDir
     Path tmp;
     private Path dir;
@@ -43,15 +40,13 @@ class TrustedValuesTest {
 
     @BeforeEach
     void files() throws Exception {
-        assumeTrue(Ownership.runningAsRoot(), "the rule applies when nhc runs as root, and only root can make another user's files (CI runs as root)");
-        dir = tmp.toRealPath();
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        user = Files.createDirectories(dir.resolve("home-user"));
+        TrustFixtures.assumeRoot();
+        dir = TrustFixtures.rootOnly(tmp);
+        user = dir.resolve("home-user");
         marker = dir.resolve("ran");
-        Path script = Files.writeString(user.resolve("check.sh"), "#!/bin/sh\ntouch " + marker + "\n");
-        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        TrustFixtures.script(user.resolve("check.sh"), "touch " + marker);
         Files.writeString(user.resolve("libnvidia-ml.so.1"), "\177ELF");
-        Files.setAttribute(user, "unix:uid", NOBODY);
+        TrustFixtures.nobodys(user);
     }
 
     private ConfigException refused(String yaml) throws Exception {

@@ -1,6 +1,6 @@
 package dev.nhc.engine.files;
 
-import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.testing.TrustFixtures;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -8,26 +8,21 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Finding a native library before it is loaded; the files are plain ones (nothing is loaded here: see the NVML tests). */
 class TrustedLibraryTest {
-    private static final int NOBODY = 65534;
-
     @TempDir
     Path tmp;
     private Path dir;
 
     @BeforeEach
     void realDir() throws Exception {
-        dir = tmp.toRealPath();
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        dir = TrustFixtures.rootOnly(tmp);
     }
 
     private Path lib(Path where) throws Exception {
@@ -64,9 +59,9 @@ class TrustedLibraryTest {
 
     @Test
     void asRootACandidateOthersCouldChangeIsPassedOverAndNamedWhenItIsTheOnlyOne() throws Exception {
-        assumeTrue(Ownership.runningAsRoot(), "the root-only rule is about files other users own: only root can make them (CI runs as root)");
+        TrustFixtures.assumeRoot();
         Path planted = lib(dir.resolve("user/libx.so.1"));
-        Files.setAttribute(planted.getParent(), "unix:uid", NOBODY);
+        TrustFixtures.nobodys(planted.getParent());
         Path real = lib(dir.resolve("system/libx.so.1"));
         assertEquals(real, TrustedLibrary.search("libx.so.1", List.of(planted.getParent(), real.getParent()), true),
                 "the user's copy neither loads nor hides the real one");

@@ -1,7 +1,7 @@
 package dev.nhc.engine.plan;
 
-import dev.nhc.engine.config.Ownership;
 import dev.nhc.engine.files.TrustedJars;
+import dev.nhc.engine.testing.TrustFixtures;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,20 +20,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Site jars (lib/ext, /etc/nhc/ext): which are loaded, by the real class loader. */
 class SiteJarsTest {
-    private static final int NOBODY = 65534;
-
     @TempDir
     Path tmp;
     private Path dir;
 
     @BeforeEach
     void realDir() throws Exception {
-        dir = tmp.toRealPath();
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        dir = TrustFixtures.rootOnly(tmp);
     }
 
     /** A jar holding one resource named {@code marker}, as a site's probe jar holds its service file. */
@@ -68,16 +64,16 @@ class SiteJarsTest {
 
     @Test
     void asRootAJarOthersCouldChangeIsLeftOutAndSaidWhy() throws Exception {
-        assumeTrue(Ownership.runningAsRoot(), "the root-only rule is about files other users own: only root can make them (CI runs as root)");
+        TrustFixtures.assumeRoot();
         Path ext = dir.resolve("ext");
         jar(ext.resolve("good.jar"), "good-marker");
         Path writable = jar(ext.resolve("writable.jar"), "writable-marker");
         Files.setPosixFilePermissions(writable, PosixFilePermissions.fromString("rw-rw-r--"));
         Path theirs = jar(ext.resolve("theirs.jar"), "theirs-marker");
-        Files.setAttribute(theirs, "unix:uid", NOBODY);
+        TrustFixtures.nobodys(theirs);
         Path userDir = dir.resolve("user-ext");
         jar(userDir.resolve("x.jar"), "user-marker");
-        Files.setAttribute(userDir, "unix:uid", NOBODY);
+        TrustFixtures.nobodys(userDir);
 
         ClassLoader l = SiteJars.loaderFor(List.of(ext, userDir), true, getClass().getClassLoader());
         assertNotNull(l.getResource("good-marker"));

@@ -1,7 +1,7 @@
 package dev.nhc.engine.process;
 
-import dev.nhc.engine.config.Ownership;
 import dev.nhc.engine.files.UntrustedPathException;
+import dev.nhc.engine.testing.TrustFixtures;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,27 +15,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static dev.nhc.engine.testing.TrustFixtures.assumeRoot;
+import static dev.nhc.engine.testing.TrustFixtures.nobodys;
+import static dev.nhc.engine.testing.TrustFixtures.script;
 
 /** Real programs started through their descriptor; the root-only rules need root (CI) and are skipped otherwise. */
 class TrustedCommandTest {
-    private static final int NOBODY = 65534;
-
     @TempDir
     Path tmp;
     private Path dir;
 
     @BeforeEach
     void realDir() throws Exception {
-        dir = tmp.toRealPath();
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-    }
-
-    private Path script(Path where, String body) throws Exception {
-        Files.createDirectories(where.getParent());
-        Files.writeString(where, "#!/bin/sh\n" + body + "\n");
-        Files.setPosixFilePermissions(where, PosixFilePermissions.fromString("rwxr-xr-x"));
-        return where;
+        dir = TrustFixtures.rootOnly(tmp);
     }
 
     private static ProcessRunner.Result run(List<String> command, boolean rootOnly) throws Exception {
@@ -112,14 +104,12 @@ class TrustedCommandTest {
 
     @Test
     void asRootAPathInsideAnInterpretersCodeMustBeRootsAlone() throws Exception {
-        assumeTrue(Ownership.runningAsRoot(), "the root-only rule is about files other users own: only root can make them (CI runs as root)");
+        assumeRoot();
         Path marker = dir.resolve("ran");
-        Path userDir = Files.createDirectories(dir.resolve("home-user"));
-        Path payload = script(userDir.resolve("check.sh"), "touch " + marker);
-        Path py = Files.writeString(userDir.resolve("c.py"), "open('" + marker + "', 'w').close()\n");
-        Files.setAttribute(payload, "unix:uid", NOBODY);
-        Files.setAttribute(py, "unix:uid", NOBODY);
-        Files.setAttribute(userDir, "unix:uid", NOBODY);
+        Path userDir = dir.resolve("home-user");
+        Path payload = nobodys(script(userDir.resolve("check.sh"), "touch " + marker));
+        Path py = nobodys(Files.writeString(userDir.resolve("c.py"), "open('" + marker + "', 'w').close()\n"));
+        nobodys(userDir);
         String why = "directory " + userDir + " is owned by uid 65534, not root";
         for (List<String> command : List.of(
                 List.of("/bin/sh", "-c", "exec " + payload),
@@ -156,13 +146,13 @@ class TrustedCommandTest {
 
     @Test
     void asRootEveryFileTheProgramMayRunAsCodeMustBeRootsAlone() throws Exception {
-        assumeTrue(Ownership.runningAsRoot(), "the root-only rule is about files other users own: only root can make them (CI runs as root)");
+        assumeRoot();
         Path marker = dir.resolve("ran");
         Path userDir = Files.createDirectories(dir.resolve("user"));
         Path payload = script(userDir.resolve("s.sh"), "touch " + marker);
         Files.setPosixFilePermissions(payload, PosixFilePermissions.fromString("rwxrwxrwx"));
         Path awk = Files.writeString(userDir.resolve("prog.awk"), "BEGIN { system(\"touch " + marker + "\") }\n");
-        Files.setAttribute(userDir, "unix:uid", NOBODY);
+        nobodys(userDir);
         String why = "directory " + userDir + " is owned by uid 65534, not root";
         for (List<String> command : List.of(
                 List.of("/usr/bin/env", "bash", payload.toString()),

@@ -77,8 +77,8 @@ ns="unshare --mount --propagation private"
 [ "$(id -u)" = 0 ] || ns="unshare --map-root-user --mount --propagation private"
 empty=$(mktemp -d)
 trap 'rm -rf "$empty"' EXIT
-# Inside: the staged tree at /opt, and an empty /etc/nhc (site jars in /etc/nhc/ext would join the
-# class path the archive records). The check after training fails the build if the launcher does not
+# Inside: the staged tree at /opt, and an empty /etc/nhc (site jars in /etc/nhc/ext would be loaded by
+# the training run). The check after training fails the build if the launcher does not
 # map the archive: a run from the package would silently go without it.
 # shellcheck disable=SC2016
 env -u NHC_JAVA -u NHC_JAVA_OPTS -u NHC_EXTRA_CLASSPATH -u NHC_CDS $ns sh -c '

@@ -11,6 +11,7 @@ import dev.nhc.engine.plan.ProbeRegistry;
 import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.units.Unit;
+import dev.nhc.engine.plan.SiteJars;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -61,7 +62,7 @@ final class ListCommand implements Callable<Integer> {
             out.println();
             out.println("settings:");
             printParams(out, Settings.SPEC);
-            for (ConfigSection s : ServiceLoader.load(ConfigSection.class)) {
+            for (ConfigSection s : ServiceLoader.load(ConfigSection.class, SiteJars.loader())) {
                 out.println();
                 out.println(s.key() + ":  " + s.description());
                 printParams(out, s.params());

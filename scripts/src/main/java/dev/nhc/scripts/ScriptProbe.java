@@ -46,7 +46,8 @@ public final class ScriptProbe implements Probe {
     static final ParamSpec<List<String>> COMMAND = ParamSpec.texts("command",
                     "the program and its arguments, e.g. [/etc/nhc/scripts/check-ib.sh, mlx5_0, \"400\"]")
             .required()
-            .check(argv -> argv.isEmpty() || argv.get(0).isBlank() ? "must name the program to run, then its arguments" : null);
+            .check(argv -> argv.isEmpty() || argv.get(0).isBlank() ? "must name the program to run, then its arguments" : null)
+            .names(ParamSpec.PathUse.RUN);
     static final ParamSpec<Map<String, Object>> ENV = ParamSpec.map("env", "variables added to the clean environment")
             .check(ScriptProbe::envProblem);
     static final ParamSpec<String> CONVENTION = ParamSpec.choice("convention",

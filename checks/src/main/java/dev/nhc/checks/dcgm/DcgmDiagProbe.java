@@ -42,7 +42,7 @@ public final class DcgmDiagProbe implements Probe {
     private static final int REASONS_MAX = 3;
 
     static final ParamSpec<String> DCGMI = ParamSpec.text("dcgmi", "path of dcgmi (default: settings.dcgmi, then PATH, /usr/bin)")
-            .check(DcgmHealthProbe::absolute);
+            .check(DcgmHealthProbe::absolute).names(ParamSpec.PathUse.RUN);
     static final ParamSpec<Long> LEVEL = ParamSpec.integer("level",
                     "diag level: 1 seconds, 2 minutes, 3 tens of minutes, 4 hours; give the check a timeout to match").defaultValue(1L)
             .check(l -> l >= 1 && l <= 4 ? null : "must be 1, 2, 3 or 4, not " + l);

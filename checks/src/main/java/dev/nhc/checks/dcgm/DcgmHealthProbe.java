@@ -35,7 +35,7 @@ public final class DcgmHealthProbe implements Probe {
     public static final String NAME = "dcgm.health";
 
     static final ParamSpec<String> DCGMI = ParamSpec.text("dcgmi", "path of dcgmi (default: settings.dcgmi, then PATH, /usr/bin)")
-            .check(DcgmHealthProbe::absolute);
+            .check(DcgmHealthProbe::absolute).names(ParamSpec.PathUse.RUN);
     static final ParamSpec<String> WATCHES = ParamSpec.text("watches",
                     "systems to watch when none are set, as dcgmi health -s letters: p m i d t n x a (all)").defaultValue("a")
             .check(s -> s.matches("[pmidtnxa]+") ? null : "must be dcgmi health -s letters from p m i d t n x a, not '" + s + "'");

@@ -39,7 +39,8 @@ public final class CommandProbe implements Probe {
 
     static final ParamSpec<List<String>> COMMAND = ParamSpec.texts("command", "argv: program and arguments")
             .required()
-            .check(argv -> argv.isEmpty() || argv.get(0).isBlank() ? "must name the program to run, then its arguments" : null);
+            .check(argv -> argv.isEmpty() || argv.get(0).isBlank() ? "must name the program to run, then its arguments" : null)
+            .names(ParamSpec.PathUse.RUN);
     static final ParamSpec<Long> EXIT_CODE = ParamSpec.integer("exit_code", "the exit code that passes")
             .defaultValue(0L)
             .check(c -> c < 0 || c > 255 ? "must be an exit code from 0 to 255, not " + c : null);

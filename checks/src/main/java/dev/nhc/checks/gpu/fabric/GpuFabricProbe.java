@@ -60,7 +60,7 @@ public final class GpuFabricProbe implements Probe {
             .check(u -> u.isBlank() || u.startsWith("-") || u.contains("/") || u.chars().anyMatch(Character::isWhitespace)
                     ? "must be a unit name such as " + DEFAULT_UNIT + ", not '" + u + "'" : null);
     static final ParamSpec<String> SYSTEMCTL = ParamSpec.text("systemctl", "systemctl executable (a path, or a name looked up in "
-            + Executables.searched("systemctl") + ")").defaultValue("systemctl");
+            + Executables.searched("systemctl") + ")").defaultValue("systemctl").names(ParamSpec.PathUse.RUN);
     static final ParamSpec<String> LOG = ParamSpec.text("log",
                     "the fabric manager's log file (LOG_FILE_NAME in fabricmanager.cfg), or none to not read it")
             .defaultValue(DEFAULT_LOG)

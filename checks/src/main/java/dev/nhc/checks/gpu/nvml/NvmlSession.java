@@ -3,7 +3,10 @@ package dev.nhc.checks.gpu.nvml;
 import com.sun.jna.Native;
 import dev.nhc.checks.gpu.GpuScan;
 import dev.nhc.checks.gpu.GpuSourceException;
+import dev.nhc.engine.files.IoReason;
+import dev.nhc.engine.files.UntrustedPathException;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -73,7 +76,13 @@ public final class NvmlSession {
             NvmlNative.bind(library);
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
             // An Error, not an Exception: a node without the driver is an answer, not a crash.
-            throw new OpenFailure(missingLibrary(e));
+            throw new OpenFailure(missingLibrary(firstReason(e)));
+        } catch (UntrustedPathException e) {
+            // Its constructors would run as root: nothing of it runs, and the GPU checks cannot tell.
+            throw new OpenFailure("refusing to load NVML from " + library + (fromSettings ? " (settings.nvml_library)" : "")
+                    + " as root: " + e.getMessage() + "; running as root, nhc loads only libraries that only root can change");
+        } catch (IOException e) {
+            throw new OpenFailure(missingLibrary(IoReason.of(e)));
         } catch (IllegalStateException e) {
             throw new OpenFailure(e.getMessage());
         }
@@ -95,11 +104,14 @@ public final class NvmlSession {
         return new Opened(driver, count[0]);
     }
 
-    private String missingLibrary(Throwable e) {
-        // JNA's message is "Unable to load library 'X':" and then dlopen's reasons, one per line: keep the first reason.
+    /** JNA's message is "Unable to load library 'X':" and then dlopen's reasons, one per line: the first reason. */
+    private static String firstReason(Throwable e) {
         List<String> lines = e.getMessage() == null ? List.of(e.toString()) : e.getMessage().lines().map(String::strip)
                 .filter(l -> !l.isEmpty()).toList();
-        String why = lines.size() > 1 && lines.get(0).endsWith(":") ? lines.get(1) : lines.isEmpty() ? e.toString() : lines.get(0);
+        return lines.size() > 1 && lines.get(0).endsWith(":") ? lines.get(1) : lines.isEmpty() ? e.toString() : lines.get(0);
+    }
+
+    private String missingLibrary(String why) {
         if (fromSettings) {
             return "cannot load NVML from " + library + " (settings.nvml_library): " + why;
         }

@@ -2,7 +2,10 @@ package dev.nhc.checks.gpu.nvml;
 
 import com.sun.jna.Native;
 import dev.nhc.checks.gpu.PciBusId;
+import dev.nhc.engine.files.IoReason;
+import dev.nhc.engine.files.UntrustedPathException;
 
+import java.io.IOException;
 import java.util.Arrays;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -57,6 +60,10 @@ public final class XidEventWatcher implements AutoCloseable {
             NvmlNative.bind(lib);
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
             throw new IllegalStateException("NVML (" + lib + ") cannot be loaded: " + firstLine(e.getMessage()));
+        } catch (UntrustedPathException e) {
+            throw new IllegalStateException("refusing to load NVML (" + lib + ") as root: " + e.getMessage());
+        } catch (IOException e) {
+            throw new IllegalStateException("NVML (" + lib + ") cannot be loaded: " + IoReason.of(e));
         }
         check(NvmlNative.nvmlInit_v2(), lib, "nvmlInit_v2");
         int[] count = new int[1];

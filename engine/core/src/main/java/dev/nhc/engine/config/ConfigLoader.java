@@ -9,6 +9,7 @@ import dev.nhc.engine.plan.CompiledRules;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.PlannedCheck;
 import dev.nhc.engine.plan.RulesCompiler;
+import dev.nhc.engine.plan.SiteJars;
 import dev.nhc.probe.ParamSpec;
 import dev.nhc.probe.Params;
 import dev.nhc.probe.Probe;
@@ -32,7 +33,8 @@ import java.util.regex.Pattern;
  * Reads and validates a config file and plans it: every check with its probe, its parameters
  * converted and checked, and its rules compiled (the {@link Plan}). Collects every problem (each
  * with file:line:column) before failing, so that one {@code nhc check-config} shows them all.
- * Nothing here touches the system beyond reading the file: an invalid config must lead to no
+ * Nothing here touches the system beyond reading the file and, as root, looking at the files its
+ * values name to run, load or write ({@link TrustedValues}): an invalid config must lead to no
  * action at all.
  */
 public final class ConfigLoader {
@@ -54,10 +56,10 @@ public final class ConfigLoader {
         this.sections = m;
     }
 
-    /** Every config section (an integration's {@code slurm:}, {@code dstack:}) found on the class path. */
+    /** Every config section (an integration's {@code slurm:}, {@code dstack:}) found on the class path and in the site jars. */
     public static List<ConfigSection> sectionsOnClassPath() {
         List<ConfigSection> found = new ArrayList<>();
-        java.util.ServiceLoader.load(ConfigSection.class, ConfigLoader.class.getClassLoader()).forEach(found::add);
+        java.util.ServiceLoader.load(ConfigSection.class, SiteJars.loader()).forEach(found::add);
         return found;
     }
 
@@ -132,7 +134,11 @@ public final class ConfigLoader {
             problems.add(version.location(), "unsupported schema version '" + version.text() + "'; this nhc reads 'nhc: 1'");
         }
 
+        boolean rootOnly = enforceOwnership && Ownership.runningAsRoot();
         Params settingsParams = ParamConverter.convert("settings", root.get("settings"), root.location(), Settings.SPEC, problems);
+        if (rootOnly) {
+            TrustedValues.check(Settings.SPEC, settingsParams, root.get("settings"), "settings", problems);
+        }
         Settings settings = new Settings(settingsParams);
 
         Map<String, List<String>> hostgroups = hostgroups(root.get("hostgroups"), problems);
@@ -142,6 +148,9 @@ public final class ConfigLoader {
         for (ConfigSection section : sections.values()) {
             Params values = ParamConverter.convert(section.key(), root.get(section.key()), root.location(), section.params(), problems);
             section.validate(values, root.get(section.key()), problems);
+            if (rootOnly) {
+                TrustedValues.check(section.params(), values, root.get(section.key()), section.key(), problems);
+            }
             sectionValues.put(section.key(), values);
             if (root.get(section.key()) != null) {
                 written.add(section.key());
@@ -170,7 +179,7 @@ public final class ConfigLoader {
                         continue;
                     }
                 }
-                PlannedCheck check = check(c, hostgroups, settings, problems);
+                PlannedCheck check = check(c, hostgroups, settings, rootOnly, problems);
                 if (check != null) {
                     checks.add(check.check());
                     planned.add(check);
@@ -221,7 +230,7 @@ public final class ConfigLoader {
         return patterns;
     }
 
-    private PlannedCheck check(ConfigNode c, Map<String, List<String>> hostgroups, Settings settings, Problems problems) {
+    private PlannedCheck check(ConfigNode c, Map<String, List<String>> hostgroups, Settings settings, boolean rootOnly, Problems problems) {
         if (!c.isMap()) {
             problems.add(c.location(), "each check must be a map with at least 'name:' and 'use:', not " + c.describeKind());
             return null;
@@ -249,8 +258,9 @@ public final class ConfigLoader {
             if (probe == null && registry.names().contains(use)) {
                 problems.add(c.get("use").location(), label + ": probe '" + use + "' is installed but could not be loaded (nhc's log says why)");
             } else if (probe == null) {
+                List<String> leftOut = SiteJars.refused();
                 problems.add(c.get("use").location(), label + ": unknown probe '" + use + "'" + Suggest.didYouMean(use, registry.names())
-                        + " ('nhc list' shows every probe)");
+                        + " ('nhc list' shows every probe)" + (leftOut.isEmpty() ? "" : "; site jars left out: " + String.join("; ", leftOut)));
             }
         }
         if (c.get("description") != null && !c.get("description").isScalar()) {
@@ -298,6 +308,13 @@ public final class ConfigLoader {
         }
         if (enabled != null && Boolean.FALSE.equals(enabled.value())) {
             return null;
+        }
+        if (rootOnly) {
+            // a check that is not enabled runs nothing: only what will run is held to the trust rule
+            TrustedValues.check(probe.spec().params(), with, c.get("with"), where + " with:", problems);
+            if (problems.size() > before) {
+                return null;
+            }
         }
         CheckConfig check = new CheckConfig(name, use, c.location(), on, with, c.get("warn"), c.get("fail"), message, remedy,
                 slurmState, forRuns, onUnknown, timeout, every, c);

@@ -23,9 +23,12 @@ public record Settings(Params values) {
             "system root under which /proc, /sys and /dev are read (for tests and containers)").defaultValue("/");
     public static final ParamSpec<Duration> INTERVAL = ParamSpec.duration("interval",
             "nhc daemon: how often a check without 'every:' runs").defaultValue(Duration.ofSeconds(60)).check(Settings::positive);
-    public static final ParamSpec<String> NVML_LIBRARY = ParamSpec.text("nvml_library", "path of libnvidia-ml.so.1 (default: the system's)");
-    public static final ParamSpec<String> DCGMI = ParamSpec.text("dcgmi", "path of dcgmi (default: found on PATH, /usr/bin)");
-    public static final ParamSpec<String> LOG_FILE = ParamSpec.text("log_file", "also log to this file");
+    public static final ParamSpec<String> NVML_LIBRARY = ParamSpec.text("nvml_library", "path of libnvidia-ml.so.1 (default: the system's)")
+            .names(ParamSpec.PathUse.LOAD);
+    public static final ParamSpec<String> DCGMI = ParamSpec.text("dcgmi", "path of dcgmi (default: found on PATH, /usr/bin)")
+            .names(ParamSpec.PathUse.RUN);
+    public static final ParamSpec<String> LOG_FILE = ParamSpec.text("log_file", "also log to this file (as root: in a directory only root can write)")
+            .names(ParamSpec.PathUse.APPEND);
     public static final ParamSpec<String> LOG_LEVEL = ParamSpec.choice("log_level", "how much nhc logs",
             "error", "warn", "info", "debug").defaultValue("warn");
 

@@ -21,6 +21,11 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
 
     public static final int FALLEN_OFF_THE_BUS = 79;
     public static final int RECOVERY_ACTION = 154;
+    /** NVLink5 XIDs: the line itself says whether the error is "Fatal". */
+    static final int NVLINK5_FIRST = 144;
+    static final int NVLINK5_LAST = 150;
+    /** "pid=1234," right after the XID number: the driver's fixed position, before the user-named process. */
+    private static final Pattern PID = Pattern.compile("^pid=(\\d{1,10}),");
 
     // The regex gpud and NVSentinel use, extended to keep the rest of the line.
     private static final Pattern XID = Pattern.compile("NVRM: Xid \\((?:PCI:)?([0-9a-fA-F:.]+)\\): (\\d+),\\s*(.*)");
@@ -78,15 +83,33 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
             return Optional.empty();
         }
         String rest = m.group(3).strip();
-        Boolean fatal = NON_FATAL.matcher(rest).find() ? Boolean.FALSE : FATAL.matcher(rest).find() ? Boolean.TRUE : null;
+        // Only the lines whose severity is their own word (SXids, NVLink5 144-150) are read for it, and
+        // no line that names a process: its name= is whatever the user called the program.
+        boolean namesProcess = rest.startsWith("pid=");
+        boolean saysSeverity = kind == Kind.SXID || (code >= NVLINK5_FIRST && code <= NVLINK5_LAST);
+        Boolean fatal = !saysSeverity || namesProcess ? null
+                : NON_FATAL.matcher(rest).find() ? Boolean.FALSE : FATAL.matcher(rest).find() ? Boolean.TRUE : null;
         String action = null;
-        if (code == RECOVERY_ACTION) {
+        if (code == RECOVERY_ACTION && !namesProcess) {
             Matcher a = ACTION.matcher(rest);
             if (a.find()) {
                 action = a.group(2).strip();
             }
         }
         return Optional.of(new XidEvent(kind, normalizePci(m.group(1)), null, code, fatal, action, rest, when));
+    }
+
+    /**
+     * The process the driver names in an XID line ("…: 31, pid=1234, name=python, …"), or 0 when it
+     * names none ("pid='&lt;unknown&gt;'", NVML's events, SXids). Read only at its fixed place right
+     * after the XID number, never from the process name that follows.
+     */
+    long pid() {
+        if (kind != Kind.XID || text == null) {
+            return 0;
+        }
+        Matcher m = PID.matcher(text);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 
     /** XID 79 as the driver words it without a number. */

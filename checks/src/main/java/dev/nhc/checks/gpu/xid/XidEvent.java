@@ -42,7 +42,11 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
     static final String FALLEN_OFF = "fallen off the bus";
     private static final Pattern NON_FATAL = Pattern.compile("(?i)\\bnon-?fatal\\b");
     private static final Pattern FATAL = Pattern.compile("(?i)\\bfatal\\b");
-    private static final Pattern ACTION = Pattern.compile("recovery action changed from 0x[0-9a-fA-F]+ \\(([^)]*)\\) to 0x[0-9a-fA-F]+ \\(([^)]*)\\)");
+    // Both read at the end of the line: the driver's own words come last, after any process name the user chose.
+    private static final Pattern ACTION = Pattern.compile("recovery action changed from 0x[0-9a-fA-F]+ \\(([^)]*)\\) to 0x[0-9a-fA-F]+ \\(([^)]*)\\)\\.?\\s*$");
+    /** NVLink5: "… RLW_SRC_TRACK Nonfatal XC1 i0 Link 03 (0x040868e2 0x00000008 …)" — the severity before the link's registers. */
+    private static final Pattern NVLINK5_SEVERITY = Pattern.compile(
+            "(?i)\\b(fatal|non-?fatal)\\s+XC\\d+\\s+i\\d+\\s+Link\\s+\\d+\\s+\\((?:0x[0-9a-f]+\\s*)+\\)\\s*$");
 
     /** The event one kernel log line reports by itself, if any. Cheap for the many lines that report none. */
     public static Optional<XidEvent> parse(KernelLogLine line) {
@@ -83,14 +87,9 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
             return Optional.empty();
         }
         String rest = m.group(3).strip();
-        // Only the lines whose severity is their own word (SXids, NVLink5 144-150) are read for it, and
-        // no line that names a process: its name= is whatever the user called the program.
-        boolean namesProcess = rest.startsWith("pid=");
-        boolean saysSeverity = kind == Kind.SXID || (code >= NVLINK5_FIRST && code <= NVLINK5_LAST);
-        Boolean fatal = !saysSeverity || namesProcess ? null
-                : NON_FATAL.matcher(rest).find() ? Boolean.FALSE : FATAL.matcher(rest).find() ? Boolean.TRUE : null;
+        Boolean fatal = severity(kind, code, rest);
         String action = null;
-        if (code == RECOVERY_ACTION && !namesProcess) {
+        if (code == RECOVERY_ACTION) {
             Matcher a = ACTION.matcher(rest);
             if (a.find()) {
                 action = a.group(2).strip();
@@ -110,6 +109,26 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
         }
         Matcher m = PID.matcher(text);
         return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
+    /**
+     * The severity a line states, only for the lines whose severity is their own word (SXids, NVLink5
+     * 144-150): TRUE "Fatal", FALSE "Non-fatal", null when it says neither. A line that names a
+     * process ("pid=…, name=…") is read only at its end, the driver's NVLink5 tail: the name is
+     * whatever the user called the program, and may say "Fatal".
+     */
+    private static Boolean severity(Kind kind, int code, String rest) {
+        if (kind == Kind.XID && (code < NVLINK5_FIRST || code > NVLINK5_LAST)) {
+            return null;
+        }
+        Matcher tail = NVLINK5_SEVERITY.matcher(rest);
+        if (kind == Kind.XID && tail.find()) {
+            return !tail.group(1).toLowerCase(Locale.ROOT).startsWith("non");
+        }
+        if (rest.startsWith("pid=")) {
+            return null;
+        }
+        return NON_FATAL.matcher(rest).find() ? Boolean.FALSE : FATAL.matcher(rest).find() ? Boolean.TRUE : null;
     }
 
     /** XID 79 as the driver words it without a number. */

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Regenerates nhc's catalogue resources from the public sources they are transcribed from.
 
-    checks/catalogues/generate.py GPUD_GIT_DIR DCGM_GIT_DIR
+    checks/catalogues/generate.py GPUD_GIT_DIR DCGM_GIT_DIR DRIVER_GIT_DIR
 
-GPUD_GIT_DIR and DCGM_GIT_DIR are git directories (bare or not) of leptonai/gpud and NVIDIA/DCGM;
+GPUD_GIT_DIR, DCGM_GIT_DIR and DRIVER_GIT_DIR are git directories (bare or not) of leptonai/gpud,
+NVIDIA/DCGM and NVIDIA/open-gpu-kernel-modules;
 the files are read at their HEAD with `git show`, and the commit is written into each resource's
 header. Only the data rows and the source lines are rewritten: the block between "# mapping:" and
 "# end mapping" of an existing resource is kept as it is (it documents nhc's own mapping, and
@@ -13,6 +14,7 @@ Sources:
   XIDs   gpud components/accelerator/nvidia/xid/catalog_generated.go — gpud's transcription of
          NVIDIA's Xid-Catalog.xlsx (https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html)
          DCGM modules/health/DcgmHealthWatch.cpp, BuildXidMappings — DCGM's health rules per XID
+         the driver's src/common/sdk/nvidia/inc/nverror.h — XIDs newer than the catalogue, by name
   SXids  gpud components/accelerator/nvidia/sxid/sxid.go — gpud's transcription of the Fabric
          Manager User Guide, appendix "NVSwitch SXid errors"
   DCGM   DCGM dcgmlib/dcgm_errors.h (codes, severities, categories) and dcgmlib/src/dcgm_errors.c
@@ -85,7 +87,27 @@ def dcgm_xid_rules(dcgm):
     return rules
 
 
-def xids(gpud, dcgm):
+# XIDs the driver defines beyond NVIDIA's catalogue: nhc's reading of the driver source, where it
+# says what the driver does (marked "driver:" in the resolution column so it is never taken for NVIDIA's).
+DRIVER_READING = {
+    175: ("driver:RESET_GPU", "GSP timeout due to a memory subsystem error; the driver marks the GPU for reset "
+                              "(kernel_gsp.c _kgspClassifyGspTimeout, _kgspHandleFatalTimeout)"),
+}
+
+
+def driver_xids(driver, after):
+    path = "src/common/sdk/nvidia/inc/nverror.h"
+    src = show(driver, path)
+    rows = []
+    for name, code in re.findall(r"#define (\w+)\s+\((\d+)\)", src):
+        code = int(code)
+        if code > after and name != "ROBUST_CHANNEL_LAST_ERROR":
+            resolution, why = DRIVER_READING.get(code, ("-", "not in NVIDIA's catalogue yet"))
+            rows.append([str(code), name, why, resolution, "-", "-"])
+    return path, head(driver, path), rows
+
+
+def xids(gpud, dcgm, driver):
     path = "components/accelerator/nvidia/xid/catalog_generated.go"
     src = show(gpud, path)
     generated = re.search(r"Generated at (\S+)\. Source: (\S+)", src)
@@ -95,6 +117,7 @@ def xids(gpud, dcgm):
     codes = [int(e[0]) for e in entries]
     if codes != list(range(1, len(codes) + 1)):
         sys.exit("catalog_generated.go: XIDs are not 1..N in order")
+    driver_path, driver_head, extra = driver_xids(driver, codes[-1])
     target = os.path.join(RESOURCES, "gpu", "xid", "xid-catalogue.tsv")
     header = [
         "NVIDIA's XID catalogue as gpu.xid judges it: every XID the catalogue lists (1-%d), with NVIDIA's" % codes[-1],
@@ -105,7 +128,10 @@ def xids(gpud, dcgm):
         "  gpud's transcription of the spreadsheet, generated %s" % generated.group(1),
         "DCGM health rules: NVIDIA/DCGM modules/health/DcgmHealthWatch.cpp BuildXidMappings @ %s"
         % head(dcgm, "modules/health/DcgmHealthWatch.cpp"),
-        "regenerate: checks/catalogues/generate.py GPUD_GIT_DIR DCGM_GIT_DIR (keeps the mapping block)",
+        "driver XIDs beyond the catalogue (%d-%d): NVIDIA/open-gpu-kernel-modules %s @ %s; their resolution is - or"
+        % (codes[-1] + 1, int(extra[-1][0]) if extra else codes[-1], driver_path, driver_head),
+        "  nhc's reading of the driver source, marked driver:",
+        "regenerate: checks/catalogues/generate.py GPUD_GIT_DIR DCGM_GIT_DIR DRIVER_GIT_DIR (keeps the mapping block)",
         "columns: xid, mnemonic, description, resolution (immediate action; - when NVIDIA gives none),",
         "  investigatory (NVIDIA's investigatory action), dcgm (DCGM's result, health system, error code",
         "  and architecture for this XID; - when DCGM has no rule)",
@@ -114,7 +140,8 @@ def xids(gpud, dcgm):
     for code, mnemonic, description, immediate, investigatory in entries:
         rows.append([code, clean(mnemonic), clean(description), clean(immediate), clean(investigatory),
                      rules.get(int(code), "-")])
-    missing = sorted(set(rules) - set(int(c) for c in codes))
+    rows.extend(extra)
+    missing = sorted(set(rules) - set(int(r[0]) for r in rows))
     if missing:
         sys.exit("DCGM has rules for XIDs the catalogue lacks: %s" % missing)
     write(target, header, kept_mapping(target), ["xid", "mnemonic", "description", "resolution", "investigatory", "dcgm"],
@@ -159,7 +186,7 @@ def sxids(gpud):
         "  https://docs.nvidia.com/datacenter/tesla/pdf/fabric-manager-user-guide.pdf",
         "  read from leptonai/gpud %s @ %s (gpud's transcription of the guide;" % (path, head(gpud, path)),
         "  rows with source \"driver\" are gpud's additions from the open-gpu-kernel-modules NVSwitch driver, not the guide)",
-        "regenerate: checks/catalogues/generate.py GPUD_GIT_DIR DCGM_GIT_DIR (keeps the mapping block)",
+        "regenerate: checks/catalogues/generate.py GPUD_GIT_DIR DCGM_GIT_DIR DRIVER_GIT_DIR (keeps the mapping block)",
         "columns: sxid, name, class (the guide's section: non-fatal, fatal, always-fatal, notable), recovery (the guide's",
         "  words; - when it gives none), source (guide or driver)",
     ]
@@ -186,19 +213,19 @@ def dcgm_codes(dcgm):
     target = os.path.join(RESOURCES, "dcgm", "dcgm-error-codes.tsv")
     header = [
         "DCGM's error codes (dcgmError_t: the error_id of dcgmi diag's and dcgmi health's JSON) with DCGM's own severity",
-        "(dcgmErrorSeverity_t) and category (dcgmErrorCategory_t) for each, and the class nhc derives from them.",
+        "(dcgmErrorSeverity_t) and category (dcgmErrorCategory_t) for each, and the kind nhc derives from them.",
         "source: NVIDIA/DCGM %s @ %s and %s @ %s" % (hpath, head(dcgm, hpath), cpath, head(dcgm, cpath)),
-        "regenerate: checks/catalogues/generate.py GPUD_GIT_DIR DCGM_GIT_DIR (keeps the mapping block)",
+        "regenerate: checks/catalogues/generate.py GPUD_GIT_DIR DCGM_GIT_DIR DRIVER_GIT_DIR (keeps the mapping block)",
         "columns: id, name, severity, category, description (the header's comment)",
     ]
     write(target, header, kept_mapping(target), ["id", "name", "severity", "category", "description"], rows)
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         sys.exit(__doc__)
-    gpud, dcgm = sys.argv[1], sys.argv[2]
-    xids(gpud, dcgm)
+    gpud, dcgm, driver = sys.argv[1], sys.argv[2], sys.argv[3]
+    xids(gpud, dcgm, driver)
     sxids(gpud)
     dcgm_codes(dcgm)
 

@@ -86,7 +86,8 @@ final class XidCatalogue {
             XidMapping.Judgement j = e.judgement();
             out.add(String.format(Locale.ROOT, "  %-4d %-12s %-12s %-6s %-21s %-15s %s", e.xid(),
                     j.impact().label() + (j.application() && j.impact() != XidMapping.Impact.APPLICATION ? "+app" : ""),
-                    j.remedy().label(), j.slurm(), e.resolution(), e.dcgm(), e.description()));
+                    j.remedy().label(), j.slurm(), e.resolution(), e.dcgm(),
+                    e.description().equals("Unused") ? "Unused on Ampere and newer (" + e.mnemonic() + ")" : e.description()));
         }
         out.add("  +app: a warning that is also counted per job like an application XID");
         return out;

@@ -112,13 +112,20 @@ final class XidMapping {
     private XidMapping() {
     }
 
+    /** Marks a resolution that is nhc's reading of the driver source for an XID newer than the catalogue, never NVIDIA's. */
+    static final String DRIVER = "driver:";
+
     static boolean knows(String resolution) {
-        return BUCKETS.containsKey(resolution);
+        return BUCKETS.containsKey(bucketOf(resolution));
+    }
+
+    private static String bucketOf(String resolution) {
+        return resolution.startsWith(DRIVER) ? resolution.substring(DRIVER.length()) : resolution;
     }
 
     /** The judgement of an XID whose catalogue resolution is {@code resolution} and whose DCGM rule is {@code dcgm}. */
     static Judgement judge(String resolution, DcgmRule dcgm) {
-        Bucket b = BUCKETS.get(resolution);
+        Bucket b = BUCKETS.get(bucketOf(resolution));
         if (b == null) {
             throw new IllegalArgumentException("NVIDIA resolution '" + resolution + "' is not in nhc's mapping " + BUCKETS.keySet());
         }
@@ -149,6 +156,7 @@ final class XidMapping {
         BUCKETS.forEach((resolution, b) -> out.add(String.format(Locale.ROOT, "  %-21s %-12s %-12s %s", resolution, b.impact().label(),
                 b.impact() == Impact.BY_LINE && b.remedy() == Remedy.NONE ? "by-line" : b.remedy().label(),
                 new Judgement(b.impact(), b.remedy(), b.service(), false).slurm())));
+        out.add("  driver:X (an XID newer than the catalogue, read from the driver source) maps as X;");
         out.add("  then DCGM's health rule for the XID where it is stricter: FAIL makes it fatal (remedy at least reset-gpu),");
         out.add("  WARN makes it at least a warning (an application XID is still counted per job); a rule naming a DCGM");
         out.add("  error of severity ISOLATE (cannot perform workload) makes a fatal XID Slurm FAIL; rules for one");

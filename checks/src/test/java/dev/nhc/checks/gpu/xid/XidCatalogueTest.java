@@ -28,16 +28,34 @@ class XidCatalogueTest {
     }
 
     @Test
-    void everyXidOfTheCatalogueIsPresentOnceFromOneToTheLast() {
+    void everyXidOfTheCatalogueIsPresentOnceAndTheDriversNewerOnesAfterIt() {
         List<Integer> xids = catalogue.all().stream().map(XidCatalogue.Entry::xid).toList();
         int last = xids.get(xids.size() - 1);
-        assertEquals(172, last, "NVIDIA's catalogue as transcribed lists XIDs 1-172; a newer one must be regenerated, not hand-edited");
-        assertEquals(java.util.stream.IntStream.rangeClosed(1, last).boxed().toList(), xids);
+        assertEquals(java.util.stream.IntStream.rangeClosed(1, last).boxed().toList(), xids, "one row per XID, in order");
         String header = String.join("\n", catalogue.file().comments());
-        assertTrue(header.contains("(1-" + last + ")"), "the header says which XIDs it lists: " + header);
+        assertTrue(header.contains("every XID the catalogue lists (1-172)"),
+                "NVIDIA's catalogue as transcribed lists XIDs 1-172; a newer one must be regenerated, not hand-edited: " + header);
+        assertTrue(header.contains("driver XIDs beyond the catalogue (173-" + last + ")"), header);
+        for (XidCatalogue.Entry e : catalogue.all()) {
+            if (e.xid() > 172) {
+                assertTrue(e.resolution().equals("-") || e.resolution().startsWith(XidMapping.DRIVER),
+                        "XID " + e.xid() + " is not NVIDIA's to resolve: - or driver:, not " + e.resolution());
+            } else {
+                assertFalse(e.resolution().startsWith(XidMapping.DRIVER), "XID " + e.xid() + " has NVIDIA's resolution");
+            }
+        }
         assertTrue(header.contains("https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"), header);
         assertTrue(header.matches("(?s).*leptonai/gpud \\S+ @ [0-9a-f]{40}.*"), "the transcription's commit: " + header);
         assertTrue(header.matches("(?s).*NVIDIA/DCGM \\S+ BuildXidMappings @ [0-9a-f]{40}.*"), "DCGM's commit: " + header);
+        assertTrue(header.matches("(?s).*NVIDIA/open-gpu-kernel-modules \\S+ @ [0-9a-f]{40}.*"), "the driver's commit: " + header);
+    }
+
+    @Test
+    void aMemorySubsystemErrorIsFatalByTheDriversOwnHandling() {
+        XidCatalogue.Entry e = catalogue.entry(175).orElseThrow();
+        assertEquals("MEMORY_SUBSYSTEM_ERROR", e.mnemonic());
+        assertEquals(Impact.FATAL, e.judgement().impact());
+        assertEquals(Remedy.RESET_GPU, e.judgement().remedy());
     }
 
     @Test
@@ -123,7 +141,7 @@ class XidCatalogueTest {
         assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+79\\s+fatal\\s+reboot\\s+fail\\s+RESTART_BM\\s+FAIL ALL\\s+GPU has fallen off the bus")),
                 String.join("\n", lines));
         assertTrue(lines.stream().anyMatch(l -> l.contains("analyzing-xid-catalog.html")));
-        assertEquals(172, lines.stream().filter(l -> l.matches("\\s+\\d+\\s.*")).count());
+        assertEquals(catalogue.all().size(), lines.stream().filter(l -> l.matches("\\s+\\d+\\s.*")).count());
     }
 
     static List<String> strip(List<String> lines) {

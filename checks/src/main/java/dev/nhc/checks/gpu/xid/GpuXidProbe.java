@@ -5,7 +5,6 @@ import dev.nhc.checks.kernel.KernelLogSpec;
 import dev.nhc.checks.kernel.ReadStats;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Remedy;
 import dev.nhc.model.SlurmState;
 import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
@@ -21,6 +20,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,7 +39,6 @@ import java.util.Set;
 public final class GpuXidProbe implements Probe {
     /** The "kernel log" reading itself: what was read, and what was lost. */
     static final Entity LOG = KernelLogSpec.LOG_ENTITY;
-    private static final int TEXT_MAX = 160;
 
     static final ParamSpec<List<Long>> FAIL = xids("fail",
             "XIDs that are fatal (latched, fail the node) besides those NVIDIA's catalogue and DCGM make fatal (nhc list gpu.xid); "
@@ -178,7 +177,7 @@ public final class GpuXidProbe implements Probe {
         Duration window = APPLICATION_WINDOW.get(ctx.params());
         XidJobs jobs = XidJobs.load(state, now, window);
         Map<String, String> culprits = new LinkedHashMap<>();
-        Set<String> escalated = new java.util.HashSet<>();
+        Set<String> escalated = new HashSet<>();
         long application = 0;
         for (Map.Entry<String, Seen> en : fresh.entrySet()) {
             Seen s = en.getValue();
@@ -207,18 +206,18 @@ public final class GpuXidProbe implements Probe {
         latches.retain(e -> table.impact(e) == XidTable.Impact.FATAL); // the config may no longer call it fatal
         jobs.save(state);
 
-        Map<String, PerEntity> entities = new LinkedHashMap<>();
+        Map<String, XidEntity> entities = new LinkedHashMap<>();
         for (XidLatches.Latch l : latches.all()) {
             entity(entities, names, l.event()).latched(l);
         }
         for (Map.Entry<String, Seen> en : fresh.entrySet()) {
             Seen s = en.getValue();
             XidEvent e = s.representative();
-            PerEntity p = entity(entities, names, s.last);
-            p.seen(s);
+            XidEntity p = entity(entities, names, s.last);
+            p.seen(s.count, s.last);
             XidTable.Impact impact = table.impact(e);
             if (!escalated.contains(en.getKey()) && (impact == XidTable.Impact.WARNING || impact == XidTable.Impact.APPLICATION_FAULT)) {
-                p.warning(s, culprits.get(en.getKey()), impact == XidTable.Impact.WARNING);
+                p.warning(s.representative(), s.count, s.first.when(), culprits.get(en.getKey()), impact == XidTable.Impact.WARNING);
             }
             if (XidTable.applicationOrigin(e)) {
                 p.jobs(jobs.jobs(XidJobs.gpuKey(e)));
@@ -251,9 +250,9 @@ public final class GpuXidProbe implements Probe {
         return out;
     }
 
-    private static PerEntity entity(Map<String, PerEntity> entities, GpuNames names, XidEvent e) {
+    private static XidEntity entity(Map<String, XidEntity> entities, GpuNames names, XidEvent e) {
         Entity entity = e.kind() == XidEvent.Kind.SXID ? GpuNames.nvswitch(e.pci()) : names.gpu(e.pci(), e.gpu());
-        return entities.computeIfAbsent(entity.kind() + "/" + entity.id(), k -> new PerEntity(entity));
+        return entities.computeIfAbsent(entity.kind() + "/" + entity.id(), k -> new XidEntity(entity));
     }
 
     /** The events of one kind, GPU and XID seen this run. */
@@ -319,84 +318,6 @@ public final class GpuXidProbe implements Probe {
             s.count = count;
             s.anyFatal = anyFatal;
             return s;
-        }
-    }
-
-    /** What one GPU (or NVSwitch) shows: its latches and this run's events. */
-    private static final class PerEntity {
-        final Entity entity;
-        final List<String> fatal = new ArrayList<>();
-        final List<String> warnings = new ArrayList<>();
-        final java.util.SortedSet<String> jobs = new java.util.TreeSet<>();
-        long latched;
-        long warningLines;
-        long newLines;
-        Integer lastXid;
-        boolean needsService;
-        Remedy worstFatal = Remedy.NONE;
-        Remedy worstWarning = Remedy.NONE;
-
-        PerEntity(Entity entity) {
-            this.entity = entity;
-        }
-
-        void latched(XidLatches.Latch l) {
-            latched++;
-            needsService |= XidTable.needsService(l.event());
-            worstFatal = worse(worstFatal, XidTable.remedy(l.event()));
-            fatal.add(describe(l.event(), null, l.count(), " since ", l.first()));
-        }
-
-        void seen(Seen s) {
-            newLines += s.count;
-            lastXid = s.last.code();
-        }
-
-        /** A warning this run, or an application XID (told, not counted as a warning), with the job it came from. */
-        void warning(Seen s, String culprit, boolean counts) {
-            if (counts) {
-                warningLines += s.count;
-                worstWarning = worse(worstWarning, XidTable.remedy(s.representative()));
-            }
-            warnings.add(describe(s.representative(), culprit, s.count, " at ", s.first.when()));
-        }
-
-        void jobs(java.util.SortedSet<String> ids) {
-            jobs.addAll(ids);
-        }
-
-        Observation observation() {
-            List<String> all = new ArrayList<>(fatal);
-            all.addAll(warnings);
-            Remedy remedy = latched > 0 ? worstFatal : worstWarning;
-            return Observation.of(entity).put("xid_latched", latched).put("xid_warning", warningLines).put("xid_new", newLines)
-                    .put("last_xid", lastXid).put("needs_service", needsService)
-                    .put("xid_jobs", (long) jobs.size()).put("jobs", jobs.isEmpty() ? null : String.join(", ", jobs))
-                    .put("xids", all.isEmpty() ? null : String.join("; ", all))
-                    .put("remedy", all.isEmpty() ? null : remedy.label()).build();
-        }
-
-        private static Remedy worse(Remedy a, Remedy b) {
-            return b.ordinal() > a.ordinal() ? b : a;
-        }
-
-        /** "XID 48 (double-bit ECC error) ×2 since 2026-11-22T04:10:00Z: An uncorrectable double bit error (DBE)". */
-        private static String describe(XidEvent e, String culprit, long count, String sinceOrAt, String when) {
-            StringBuilder b = new StringBuilder();
-            b.append(e.kind() == XidEvent.Kind.SXID ? "SXID " : "XID ").append(e.code()).append(" (").append(XidTable.meaning(e)).append(')');
-            if (culprit != null) {
-                b.append(" in ").append(culprit);
-            }
-            if (count > 1) {
-                b.append(" ×").append(count);
-            }
-            if (when != null && !when.isEmpty()) {
-                b.append(sinceOrAt).append(when);
-            }
-            if (e.text() != null && !e.text().isEmpty()) {
-                b.append(": ").append(XidLatches.clip(e.text(), TEXT_MAX));
-            }
-            return b.toString();
         }
     }
 }

@@ -222,6 +222,29 @@ class GpuXidProbeTest {
         assertEquals(Severity.FAIL, gpu(after, "0019:01:00.0").severity());
     }
 
+    /**
+     * Issue 18: the "Memory Subsystem Error" class. No public capture of the driver's XID 175 exists
+     * yet (driver 595 introduced it); the line is the driver's XID format with its number, and the
+     * judgement is the driver's own (kernel_gsp.c marks the GPU for reset), recorded in the catalogue.
+     */
+    @Test
+    void aMemorySubsystemErrorIsFatalWithAGpuReset() throws Exception {
+        log("[900.0] NVRM: Xid (PCI:0000:3b:00): 175, pid='<unknown>', name=<unknown>, Memory subsystem error\n");
+        Finding f = gpu(run(), "0000:3b:00.0");
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals(Remedy.RESET_GPU, f.remedy());
+        assertTrue(f.message().contains("XID 175 (GSP timeout due to a memory subsystem error"), f.message());
+    }
+
+    /** Issue 18: the PMU-halt class came out as a warning; NVIDIA's catalogue says RESET_GPU. */
+    @Test
+    void aPmuHaltIsFatalWithAGpuReset() throws Exception {
+        log("[10.0] NVRM: Xid (PCI:0000:03:00): 62, 00000a9f 00000a85 00000a72 00003786 00001d3e 000027d6 01013289 00000000\n");
+        Finding f = gpu(run(), "0000:03:00.0");
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals(Remedy.RESET_GPU, f.remedy());
+    }
+
     @Test
     void theXidListsReclassify() throws Exception {
         log("[1.0] NVRM: Xid (PCI:0000:01:00): 92, High single-bit ECC error rate\n[1.1] NVRM: Xid (PCI:0000:02:00): 48, dbe\n"

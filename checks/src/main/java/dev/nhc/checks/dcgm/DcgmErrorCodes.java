@@ -18,7 +18,8 @@ import java.util.Optional;
  * DCGM's severity and category by one rule ({@link #kindOf}); the resource's mapping block states
  * it and a test holds the two together.
  *
- * <p>The kind names a finding ("DCGM_FR_DBE_VIOLATION, hardware"); it never softens one. DCGM files
+ * <p>Findings name the code ("DCGM_FR_DBE_VIOLATION, error 103"); the kind is for {@code nhc list dcgm.diag}
+ * and for parsers that want it, and never softens a failure: DCGM files
  * errors that leave a node unusable under its CONFIG severity too (a GPU count that differs
  * between /dev and NVML, a fabric manager that did not finish training), so {@code dcgm.diag}
  * still treats only persistence mode off as a configuration-only failure.
@@ -97,8 +98,8 @@ public final class DcgmErrorCodes {
                 "  configuration  DCGM severity CONFIG, or category SOFTWARE_CONFIG",
                 "  hardware       otherwise, a category HARDWARE_* (thermal, memory, NVLink, NVSwitch, PCIe, power, other)",
                 "  other          the rest (software, CUDA, EUD, performance, DCGM-internal, none)",
-                "  The kind names a finding; it never softens one (dcgm.diag treats only DCGM_FR_PERSISTENCE_MODE as",
-                "  configuration-only).");
+                "  The kind never softens a failure (dcgm.diag treats only DCGM_FR_PERSISTENCE_MODE as",
+                "  configuration-only; DCGM's CONFIG severity also covers a GPU count mismatch and an aborted test).");
     }
 
     public Optional<Code> code(long id) {
@@ -113,9 +114,9 @@ public final class DcgmErrorCodes {
         return file;
     }
 
-    /** "DCGM_FR_DBE_VIOLATION, hardware" for a known id, "DCGM error 999" for one this catalogue does not know. */
+    /** "DCGM_FR_DBE_VIOLATION, error 103" for a known id, "DCGM error 999" for one this catalogue does not know. */
     public String describe(long id) {
-        return code(id).map(c -> c.name() + ", " + c.kind().label()).orElse("DCGM error " + id);
+        return code(id).map(c -> c.name() + ", error " + c.id()).orElse("DCGM error " + id);
     }
 
     /** The table for {@code nhc list}: where it comes from, the mapping, one line per code. */

@@ -41,7 +41,7 @@ class DcgmErrorCodesTest {
 
     @Test
     void describeNamesTheCodeOrSaysItIsUnknown() {
-        assertEquals("DCGM_FR_FALLEN_OFF_BUS, hardware", codes.describe(120));
+        assertEquals("DCGM_FR_FALLEN_OFF_BUS, error 120", codes.describe(120));
         assertEquals("DCGM error 4000", codes.describe(4000));
         assertEquals("DCGM error -1", codes.describe(-1));
     }

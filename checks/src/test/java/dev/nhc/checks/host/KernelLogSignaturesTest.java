@@ -1,5 +1,6 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.checks.kernel.KernelLogFiles;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
@@ -12,7 +13,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Optional;
 
@@ -40,8 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Whether an address is a GPU or a NIC comes from /sys/bus/pci/devices/ADDR/class, written here.
  */
 class KernelLogSignaturesTest {
-    private static final String LOG = "/var/log/kern.log";
-    private static final String KLOG = "- { name: klog, use: kernel.log, with: { log: " + LOG + " } }";
+    private static final String KLOG = "- { name: klog, use: kernel.log, with: { log: " + KernelLogFiles.LOG + " } }";
 
     @TempDir
     Path root;
@@ -49,15 +48,11 @@ class KernelLogSignaturesTest {
 
     @BeforeEach
     void bootId() throws IOException {
-        Path boot = root.resolve("proc/sys/kernel/random/boot_id");
-        Files.createDirectories(boot.getParent());
-        Files.writeString(boot, "boot-1\n");
+        KernelLogFiles.bootId(root);
     }
 
     private Verdict run(String lines) throws Exception {
-        Path p = root.resolve(LOG.substring(1));
-        Files.createDirectories(p.getParent());
-        Files.writeString(p, lines, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        KernelLogFiles.append(root, lines);
         return new Pipeline(root, probe).run(KLOG);
     }
 

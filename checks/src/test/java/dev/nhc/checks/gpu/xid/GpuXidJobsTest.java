@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu.xid;
 
+import dev.nhc.checks.kernel.KernelLogFiles;
 import dev.nhc.engine.state.StateStore;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
@@ -14,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * at SchedMD/slurm 284c3b95) and the v1 layout of src/plugins/cgroup/v1/xcgroup.c.
  */
 class GpuXidJobsTest {
-    private static final String LOG = "/var/log/kern.log";
+    private static final String LOG = KernelLogFiles.LOG;
     private static final String XID = "- { name: xid, use: gpu.xid, with: { log: " + LOG + " } }";
     /** https://github.com/doitsujin/dxvk/issues/1799 */
     private static final String MMU_FAULT = "Nov 29 11:28:11 zeus kernel: NVRM: Xid (PCI:0000:c1:00): 31, pid=%d, Ch 0000003b, intr 00000000. "
@@ -49,9 +49,7 @@ class GpuXidJobsTest {
 
     @BeforeEach
     void bootId() throws IOException {
-        Path boot = root.resolve("proc/sys/kernel/random/boot_id");
-        Files.createDirectories(boot.getParent());
-        Files.writeString(boot, "boot-1\n");
+        KernelLogFiles.bootId(root);
     }
 
     private Pipeline pipeline() {
@@ -59,9 +57,7 @@ class GpuXidJobsTest {
     }
 
     private void log(String text) throws IOException {
-        Path p = root.resolve(LOG.substring(1));
-        Files.createDirectories(p.getParent());
-        Files.writeString(p, text, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        KernelLogFiles.append(root, text);
     }
 
     private void process(long pid, String cgroup) throws IOException {

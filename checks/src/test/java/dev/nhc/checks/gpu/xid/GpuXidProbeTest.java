@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu.xid;
 
+import dev.nhc.checks.kernel.KernelLogFiles;
 import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.state.StateSection;
 import dev.nhc.engine.state.StateStore;
@@ -38,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * gives the PCI-to-index map.
  */
 class GpuXidProbeTest {
-    private static final String LOG = "/var/log/kern.log";
+    private static final String LOG = KernelLogFiles.LOG;
     private static final String XID = "- { name: xid, use: gpu.xid, with: { log: " + LOG + " } }";
 
     @TempDir
@@ -47,9 +48,7 @@ class GpuXidProbeTest {
 
     @BeforeEach
     void bootId() throws IOException {
-        Path boot = root.resolve("proc/sys/kernel/random/boot_id");
-        Files.createDirectories(boot.getParent());
-        Files.writeString(boot, "boot-1\n");
+        KernelLogFiles.bootId(root);
     }
 
     private Pipeline pipeline() {
@@ -61,10 +60,8 @@ class GpuXidProbeTest {
     }
 
     private Path log(String text) throws IOException {
-        Path p = root.resolve(LOG.substring(1));
-        Files.createDirectories(p.getParent());
-        Files.writeString(p, text, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        return p;
+        KernelLogFiles.append(root, text);
+        return root.resolve(LOG.substring(1));
     }
 
     private static Optional<Finding> finding(Verdict v, String entity) {

@@ -25,6 +25,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -173,28 +174,28 @@ public final class GpuXidProbe implements Probe {
         }
         recent.save(state);
 
-        // Application XIDs: whose job they were, and whether their GPU has now had them under too many jobs.
+        // Application XIDs: whose job they were (all of this run's first), then whether their GPU has now had them under too many jobs.
         Duration window = APPLICATION_WINDOW.get(ctx.params());
         XidJobs jobs = XidJobs.load(state, now, window);
-        Map<String, String> culprits = new LinkedHashMap<>();
-        Set<String> escalated = new HashSet<>();
+        Map<String, XidJobs.Culprit> culprits = new LinkedHashMap<>();
         long application = 0;
+        for (Map.Entry<String, Seen> en : fresh.entrySet()) {
+            XidEvent e = en.getValue().representative();
+            if (XidTable.applicationOrigin(e)) {
+                application += en.getValue().count;
+                jobs.attribute(ctx, e, pids.get(en.getKey()), now).ifPresent(c -> culprits.put(en.getKey(), c));
+            }
+        }
+        Set<String> escalated = new HashSet<>();
         for (Map.Entry<String, Seen> en : fresh.entrySet()) {
             Seen s = en.getValue();
             XidEvent e = s.representative();
-            if (XidTable.applicationOrigin(e)) {
-                application += s.count;
-                String culprit = jobs.attribute(ctx, e, pids.get(en.getKey()), now);
-                if (culprit != null) {
-                    culprits.put(en.getKey(), culprit);
-                    if (culprit.contains("Slurm job")) {
-                        XidEvent up = jobs.escalation(e, APPLICATION_JOBS.get(ctx.params()), window).orElse(e);
-                        if (up != e) {
-                            escalated.add(en.getKey());
-                            e = up;
-                        }
-                    }
-                }
+            XidJobs.Culprit culprit = culprits.get(en.getKey());
+            Optional<XidEvent> up = culprit == null || !culprit.inJob() ? Optional.empty()
+                    : jobs.escalation(e, APPLICATION_JOBS.get(ctx.params()), window);
+            if (up.isPresent()) {
+                escalated.add(en.getKey());
+                e = up.get();
             }
             XidTable.Impact impact = table.impact(e);
             if (impact == XidTable.Impact.FATAL) {
@@ -217,7 +218,8 @@ public final class GpuXidProbe implements Probe {
             p.seen(s.count, s.last);
             XidTable.Impact impact = table.impact(e);
             if (!escalated.contains(en.getKey()) && (impact == XidTable.Impact.WARNING || impact == XidTable.Impact.APPLICATION_FAULT)) {
-                p.warning(s.representative(), s.count, s.first.when(), culprits.get(en.getKey()), impact == XidTable.Impact.WARNING);
+                XidJobs.Culprit culprit = culprits.get(en.getKey());
+                p.warning(s.representative(), s.count, s.first.when(), culprit == null ? null : culprit.text(), impact == XidTable.Impact.WARNING);
             }
             if (XidTable.applicationOrigin(e)) {
                 p.jobs(jobs.jobs(XidJobs.gpuKey(e)));

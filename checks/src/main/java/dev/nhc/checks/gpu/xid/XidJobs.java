@@ -22,7 +22,9 @@ import java.util.regex.Pattern;
  * job's fault; the same GPU raising them under {@code application_jobs} different jobs within
  * {@code application_window} is the GPU's (NVIDIA's workflow for XIDs 13 and 31: repeated faults
  * on the same GPU point at the hardware, on different GPUs at the application). A storm that
- * follows one job across every GPU stays that job's: each GPU saw only one job.
+ * follows one job across every GPU stays that job's: each GPU saw only one job. And when several
+ * GPUs have had that many jobs, the faults follow the applications (a buggy program run again and
+ * again, on whichever GPU it lands), not one GPU: none escalates.
  *
  * <p>Every value read back is checked (a damaged entry is dropped: at worst an escalation comes a
  * job later); entries older than the window are forgotten; the list is bounded.
@@ -34,6 +36,10 @@ final class XidJobs {
     static final int MAX_PIDS = 16;
     private static final Pattern GPU = Pattern.compile("[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}|gpu\\d{1,4}");
     private static final Pattern JOB = Pattern.compile("\\d{1,10}|s[0-9A-Z]{13}");
+
+    /** Whose an application XID's lines were, for the message; {@code inJob} when one of them ran in a Slurm job. */
+    record Culprit(String text, boolean inJob) {
+    }
 
     /** A job seen with an application XID on a GPU (its PCI address, or "gpu<index>"), and when. */
     record Sighting(String gpu, String job, int xid, long atMillis) {
@@ -83,27 +89,30 @@ final class XidJobs {
      * the XID's GPU, and says whose they were for the message: "Slurm job 4242 (pid 1234)", "pid 1234,
      * in no Slurm job or no longer running", or null when the lines named no process.
      */
-    String attribute(ProbeContext ctx, XidEvent e, Collection<Long> pids, Instant now) {
+    Optional<Culprit> attribute(ProbeContext ctx, XidEvent e, Collection<Long> pids, Instant now) {
         if (pids == null || pids.isEmpty()) {
-            return null;
+            return Optional.empty();
         }
         List<String> out = new ArrayList<>();
+        boolean inJob = false;
         for (long pid : pids) {
             Optional<String> job = SlurmCgroup.jobOf(ctx, pid);
             job.ifPresent(j -> add(gpuKey(e), j, e.code(), now));
+            inJob |= job.isPresent();
             out.add(job.map(j -> "Slurm job " + j + " (pid " + pid + ")").orElse("pid " + pid + ", in no Slurm job or no longer running"));
         }
-        return String.join(", ", out);
+        return Optional.of(new Culprit(String.join(", ", out), inJob));
     }
 
     /**
      * The event escalated to the GPU's fault when its GPU has had application XIDs under at least
-     * {@code jobs} different jobs within the window, else empty. The event is marked fatal and its
-     * text says under which jobs, so that it latches like any fatal XID.
+     * {@code jobs} different jobs within the window and no other GPU has, else empty. The event is
+     * marked fatal and its text says under which jobs, so that it latches like any fatal XID.
      */
     Optional<XidEvent> escalation(XidEvent e, long jobs, Duration window) {
-        TreeSet<String> seen = jobs(gpuKey(e));
-        if (seen.size() < jobs) {
+        String gpu = gpuKey(e);
+        TreeSet<String> seen = jobs(gpu);
+        if (seen.size() < jobs || sightings.stream().map(Sighting::gpu).distinct().anyMatch(g -> !g.equals(gpu) && jobs(g).size() >= jobs)) {
             return Optional.empty();
         }
         String text = "under " + seen.size() + " Slurm jobs (" + String.join(", ", seen) + ") within " + human(window)

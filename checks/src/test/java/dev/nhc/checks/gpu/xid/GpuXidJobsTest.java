@@ -143,6 +143,25 @@ class GpuXidJobsTest {
                 String.valueOf(observed(v, "0000:5e:00.0").get("xids")));
     }
 
+    /** NVIDIA's XID 31 workflow: repeat faults on different GPUs are the application's. */
+    @Test
+    void jobsFaultingOnSeveralGpusAreTheApplicationsNotOneGpus() throws Exception {
+        String a = "[1.0] NVRM: Xid (PCI:0000:3b:00): 31, pid=%d, name=a.out, Ch 0000003b, intr 00000000. MMU Fault\n";
+        String b = "[1.0] NVRM: Xid (PCI:0000:5e:00): 31, pid=%d, name=a.out, Ch 0000003b, intr 00000000. MMU Fault\n";
+        for (int job = 1; job <= 2; job++) {
+            process(100 + job, "0::/system.slice/slurmstepd.scope/job_" + job + "/step_0/user/task_0\n");
+            process(200 + job, "0::/system.slice/slurmstepd.scope/job_" + (10 + job) + "/step_0/user/task_0\n");
+        }
+        log(String.format(a, 101) + String.format(b, 201));
+        pipeline().run(XID);
+        log(String.format(a, 102) + String.format(b, 202));
+        Verdict v = pipeline().run(XID);
+        assertEquals(Severity.WARN, Pipeline.severity(v, "xid"), "a buggy program run as job after job, on whichever GPU: "
+                + Pipeline.findings(v, "xid"));
+        assertEquals(2L, observed(v, "0000:3b:00.0").get("xid_jobs"));
+        assertEquals(2L, observed(v, "0000:5e:00.0").get("xid_jobs"));
+    }
+
     @Test
     void aProcessThatIsGoneLeavesTheXidJudgedButNotAttributed() throws Exception {
         log(String.format(MMU_FAULT, 12890) + String.format(MMU_FAULT, 12891).replace("11:28:11", "11:29:00"));

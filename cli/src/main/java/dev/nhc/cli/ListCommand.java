@@ -28,7 +28,8 @@ import java.util.concurrent.Callable;
         + "with units, usable in 'warn:' and 'fail:'), and its default rules. Also the keys of a check, of 'settings:' "
         + "and of the integrations' sections."})
 final class ListCommand implements Callable<Integer> {
-    @Parameters(arity = "0..*", paramLabel = "PROBE", description = "Only these probes (e.g. disk.usage gpu.ecc).")
+    @Parameters(arity = "0..*", paramLabel = "PROBE", description = "Only these probes (e.g. disk.usage gpu.ecc), each with the "
+            + "reference tables it judges by (gpu.xid: NVIDIA's XID and SXid catalogues; dcgm.diag: DCGM's error codes).")
     List<String> names = new ArrayList<>();
 
     @Option(names = "--names", description = "Print only the probe names, one per line.")
@@ -54,6 +55,13 @@ final class ListCommand implements Callable<Integer> {
         for (Probe p : registry.all().values()) {
             if (names.isEmpty() || names.contains(p.spec().name())) {
                 printProbe(out, p.spec());
+            }
+            if (names.contains(p.spec().name())) {
+                List<String> reference = p.reference();
+                reference.forEach(l -> out.println("  " + l));
+                if (!reference.isEmpty()) {
+                    out.println();
+                }
             }
         }
         if (names.isEmpty()) {

@@ -57,6 +57,23 @@ class GpuCommandsIT {
         return Map.of("NHC_FAKE_NVML_SCENARIO", s.toString());
     }
 
+    /** Issue 18 item 1: the XID catalogue as nhc judges it, from the packaged nhc. */
+    @Test
+    void listGpuXidPrintsEveryXidWithItsImpactRemedyAndSlurmState() throws Exception {
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "list", "gpu.xid");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("application_window"), r.out());
+        assertTrue(r.out().contains("XID catalogue (176 XIDs):"), r.out());
+        assertTrue(r.out().contains("https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"), r.out());
+        assertTrue(r.out().matches("(?s).*\\n\\s+62\\s+fatal\\s+reset-gpu\\s+drain\\s+RESET_GPU\\s+WARN THERMAL\\s+Internal micro-controller halt.*"), r.out());
+        assertTrue(r.out().matches("(?s).*\\n\\s+31\\s+warning\\+app\\s+restart-app\\s+-\\s+RESTART_APP\\s+WARN MEM\\s+GPU memory page fault.*"), r.out());
+        assertTrue(r.out().contains("SXid catalogue (93 SXids):"), r.out());
+        NhcProcess.Result diag = NhcProcess.run(dir, Map.of(), "list", "dcgm.diag");
+        assertTrue(diag.out().matches("(?s).*\\n\\s+29\\s+DCGM_FR_PERSISTENCE_MODE\\s+CONFIG\\s+SOFTWARE_OTHER\\s+configuration\\s.*"), diag.out());
+        NhcProcess.Result all = NhcProcess.run(dir, Map.of(), "list");
+        assertTrue(!all.out().contains("XID catalogue ("), "the catalogues only when the probe is named");
+    }
+
     @Test
     void runJudgesTwoHealthyFakeGpusAsPass() throws Exception {
         Map<String, String> env = fakeNvml("{ \"driver_version\": \"535.161.08\", \"gpus\": [ " + gpu(0, "") + ", " + gpu(1, "") + " ] }");

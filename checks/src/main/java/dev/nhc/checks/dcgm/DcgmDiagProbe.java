@@ -81,6 +81,12 @@ public final class DcgmDiagProbe implements Probe {
         return SPEC;
     }
 
+    /** {@code nhc list dcgm.diag}: DCGM's error codes, which its findings name. */
+    @Override
+    public List<String> reference() {
+        return DcgmErrorCodes.get().listing();
+    }
+
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
         long level = LEVEL.get(ctx.params());

@@ -256,7 +256,7 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
         List<String> parts = new ArrayList<>();
         for (DiagError e : errors) {
             String text = e.text().isEmpty() && e.id() != null ? "no text" : e.text();
-            parts.add(text + (e.id() != null ? " (DCGM error " + e.id() + ")" : ""));
+            parts.add(text + (e.id() != null ? " (" + DcgmErrorCodes.get().describe(e.id()) + ")" : ""));
         }
         if (parts.isEmpty() && res.get("info") instanceof String i && !i.isBlank()) {
             parts.add(i.strip());

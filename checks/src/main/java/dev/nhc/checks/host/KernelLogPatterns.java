@@ -1,5 +1,6 @@
 package dev.nhc.checks.host;
 
+import dev.nhc.model.Remedy;
 import dev.nhc.units.Quantity;
 
 import java.time.Duration;
@@ -34,22 +35,60 @@ import java.util.regex.PatternSyntaxException;
  *       "firmware internal error", "unrecoverable hardware error", "health recovery failed" and
  *       its devlink {@code fw_fatal} reporter.</li>
  * </ul>
+ *
+ * <p>The NVIDIA driver's faults that carry no XID number, and PCIe errors of GPUs and NICs (issue 18
+ * item 2), are kernel.log defaults too, not gpu.xid's: most of these lines name no GPU nhc could
+ * map (the driver's "GPU6" is its own instance number, not NVML's index), and a GPU that failed to
+ * initialise has no NVML index at all. gpu.xid keeps what the driver numbers, and "GPU has fallen
+ * off the bus" (XID 79). Each of these patterns matches from the start of the kernel's message (the
+ * driver's own prefix), has its remedy, and is documented in docs/DESIGN.md with its source. A
+ * pattern with {@code pci_class} counts a line only when the device at the address it names (its
+ * {@code pci} group) is of one of those PCI classes ({@link PciClass}).
  */
 final class KernelLogPatterns {
     static final String FAIL = "fail";
     static final String WARN = "warn";
-    private static final List<String> KEYS = List.of("regex", "severity", "message", "name", "after_boot");
+    private static final List<String> KEYS = List.of("regex", "severity", "message", "name", "after_boot", "remedy", "pci_class");
     /** The name of the log reading's own entity, which no pattern may take. */
     static final String RESERVED = dev.nhc.checks.kernel.KernelLogSpec.LOG_ENTITY.id();
 
-    /** One pattern: lines matching {@code regex}, after {@code afterBoot} (null: any time), count for the entity {@code name}. */
-    record LogPattern(String name, Pattern regex, String severity, String message, Duration afterBoot) {
+    /**
+     * One pattern: lines matching {@code regex}, after {@code afterBoot} (null: any time), count for
+     * the entity {@code name}; {@code remedy} travels with its finding; with {@code pciClasses} (hex
+     * prefixes of the PCI class code, "03" display, "02" network, "12" accelerator) only lines whose
+     * {@code pci} group names a device of such a class count.
+     */
+    record LogPattern(String name, Pattern regex, String severity, String message, Duration afterBoot, Remedy remedy,
+                      List<String> pciClasses) {
+        LogPattern {
+            pciClasses = List.copyOf(pciClasses);
+        }
+
         boolean fails() {
             return FAIL.equals(severity);
         }
     }
 
     private static final String NIC_DRIVERS = "(?:mlx5_core|mlx4_core|mlx4_en|bnxt_en|ice|i40e|ixgbe|igb|qede|qed|cxgb4|nfp|ionic|idpf|ena|efa)";
+    /** A PCI address as the kernel prints it: 0000:3b:00.0. */
+    private static final String PCI_ADDRESS = "[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]";
+    /** The NVIDIA driver's prefix: "NVRM: ", its instance "GPU6 " (newer drivers) and the function, or a device "GPU 0000:3b:00.0: ". */
+    private static final String NVRM = "^NVRM: (?:GPU\\d+ )?(?:GPU " + PCI_ADDRESS + ": |\\w+: )?";
+    /** GPUs (display and 3D controllers), NICs (network, InfiniBand) and other accelerators: the devices a PCIe error takes a node out for. */
+    static final List<String> GPU_NIC_CLASSES = List.of("03", "02", "12");
+    /**
+     * An uncorrectable PCIe error of {@code severity} (Linux drivers/pci/pcie/aer.c), with the device's
+     * address in group {@code pci}: the root port's line naming the error's source (older kernels
+     * "AER: Uncorrected (Fatal) error received: ADDR", newer "AER: Uncorrectable (Fatal) error message
+     * received from ADDR"), or the device's own line ("nvidia ADDR: AER: PCIe Bus Error:
+     * severity=Uncorrected (Fatal), …", and {@code deviceAlso} such as "can't recover").
+     */
+    private static String aer(String severity, String deviceAlso) {
+        return "^(?:pcieport " + PCI_ADDRESS + ": AER: (?:Multiple )?Uncorrect(?:ed|able) \\(" + severity
+                + "\\) error (?:message )?received(?::| from) |(?!pcieport )\\S+ (?=" + PCI_ADDRESS
+                + ": (?:AER: )?(?:PCIe Bus Error: severity=Uncorrect(?:ed|able) \\(" + severity + "\\)" + deviceAlso + ")))(?<pci>"
+                + PCI_ADDRESS + ")";
+    }
 
     static final List<LogPattern> DEFAULTS = List.of(
             pattern("filesystem read-only", "remounted read-only|Remounting filesystem read-only|remounting filesystem read-only",
@@ -67,13 +106,59 @@ final class KernelLogPatterns {
                     WARN, "a network link went down", Duration.ofMinutes(5)),
             pattern("NIC fatal error", "\\bmlx5_core \\S+: .*(?:device's health compromised|Fatal error \\d+ detected|firmware internal error"
                             + "|unrecoverable hardware error|health recovery failed|fw_fatal)",
-                    FAIL, "a Mellanox/NVIDIA NIC (mlx5) reported a fatal firmware or hardware error", null));
+                    FAIL, "a Mellanox/NVIDIA NIC (mlx5) reported a fatal firmware or hardware error", null),
+            pattern("NIC slot power insufficient", "^mlx5_core " + PCI_ADDRESS + ": \\w+:\\d+:\\(pid \\d+\\): Detected insufficient power on the PCIe slot",
+                    WARN, "a Mellanox/NVIDIA NIC (mlx5) draws more power than its PCIe slot provides", null, Remedy.HARDWARE, List.of()),
+            pattern("NIC module overheated", "^mlx5_core(?: " + PCI_ADDRESS + ")?: (?:\\w+:\\d+:\\(pid \\d+\\): )?Port module event\\[error\\]: .*High Temperature",
+                    WARN, "a Mellanox/NVIDIA NIC's cable or transceiver module is too hot", null, Remedy.HARDWARE, List.of()),
+            pattern("GPU init failed", NVRM + "RmInitAdapter failed!", FAIL,
+                    "the NVIDIA driver could not initialise a GPU (RmInitAdapter failed): it is not usable", null, Remedy.REBOOT, List.of()),
+            pattern("GPU needs reset", NVRM + "(?:.*\\[NV_ERR_RESET_REQUIRED\\]|\\(the GPU (?:is likely|may be) in a bad state and may need to be reset\\))",
+                    FAIL, "the NVIDIA driver says a GPU needs a reset", null, Remedy.RESET_GPU, List.of()),
+            pattern("GPU lost", NVRM + ".*\\[NV_ERR_GPU_IS_LOST\\]", FAIL,
+                    "the NVIDIA driver lost a GPU from the bus (NV_ERR_GPU_IS_LOST)", null, Remedy.REBOOT, List.of()),
+            pattern("GSP heartbeat lost", NVRM + "(?:GSP RM heartbeat timed out|LibOS heartbeat timed out|Heartbeat timed out,"
+                            + "|=+ (?:GSP core unresponsive|GSP-RM unresponsive) =+)",
+                    WARN, "a GPU's GSP firmware stopped answering for a while (the driver makes it XID 119 when it gives up)", null,
+                    Remedy.RESET_GPU, List.of()),
+            pattern("PCIe fatal error on a GPU or NIC", aer("Fatal", "|can't recover|device has no AER-aware driver"),
+                    FAIL, "an uncorrectable fatal PCIe error (AER) on a GPU's or NIC's link, or one the kernel could not recover", null,
+                    Remedy.REBOOT, GPU_NIC_CLASSES),
+            pattern("PCIe uncorrectable error on a GPU or NIC", aer("Non-Fatal", ""),
+                    WARN, "an uncorrectable non-fatal PCIe error (AER) on a GPU's or NIC's link", null, Remedy.HARDWARE, GPU_NIC_CLASSES));
 
     private KernelLogPatterns() {
     }
 
     private static LogPattern pattern(String name, String regex, String severity, String message, Duration afterBoot) {
-        return new LogPattern(name, Pattern.compile(regex), severity, message, afterBoot);
+        return pattern(name, regex, severity, message, afterBoot, Remedy.NONE, List.of());
+    }
+
+    private static LogPattern pattern(String name, String regex, String severity, String message, Duration afterBoot, Remedy remedy,
+                                      List<String> pciClasses) {
+        return new LogPattern(name, Pattern.compile(regex), severity, message, afterBoot, remedy, pciClasses);
+    }
+
+    /** A pattern's {@code pci_class:} list of hex class prefixes ("03", "0302", "02"); the regex must then have a {@code pci} group. */
+    private static List<String> pciClasses(String where, Object raw, Pattern regex) {
+        if (raw == null) {
+            return List.of();
+        }
+        if (!(raw instanceof List<?> list) || list.isEmpty()) {
+            throw new IllegalArgumentException(where + ".pci_class must be a list of hex PCI class prefixes such as [\"03\", \"02\"]");
+        }
+        List<String> out = new ArrayList<>();
+        for (Object o : list) {
+            String c = String.valueOf(o).toLowerCase(Locale.ROOT);
+            if (!c.matches("[0-9a-f]{2}(?:[0-9a-f]{2}){0,2}")) {
+                throw new IllegalArgumentException(where + ".pci_class: '" + o + "' is not a hex PCI class prefix (2, 4 or 6 digits, e.g. 03)");
+            }
+            out.add(c);
+        }
+        if (!regex.pattern().contains("(?<pci>")) {
+            throw new IllegalArgumentException(where + ": a pattern with pci_class needs a named group (?<pci>…) for the device's address");
+        }
+        return out;
     }
 
     /** Why a {@code patterns:} value is not acceptable, or null (a config error at load, with its place). */
@@ -126,6 +211,15 @@ final class KernelLogPatterns {
                     throw new IllegalArgumentException(where + ".after_boot must be a duration such as 5m, not '" + m.get("after_boot") + "'");
                 }
             }
+            Remedy remedy = Remedy.NONE;
+            if (m.get("remedy") != null) {
+                try {
+                    remedy = Remedy.parse(m.get("remedy").toString());
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(where + ".remedy: " + e.getMessage());
+                }
+            }
+            List<String> classes = pciClasses(where, m.get("pci_class"), pattern);
             String message = m.get("message") == null ? "kernel log matched /" + regex + "/" : m.get("message").toString();
             String name = m.get("name") != null ? m.get("name").toString() : m.get("message") != null ? message : regex.toString();
             if (name.equals(RESERVED)) {
@@ -134,7 +228,7 @@ final class KernelLogPatterns {
             if (!names.add(name)) {
                 throw new IllegalArgumentException(where + ": another pattern is already named '" + name + "' (give each a distinct name)");
             }
-            out.add(new LogPattern(name, pattern, severity, message, afterBoot));
+            out.add(new LogPattern(name, pattern, severity, message, afterBoot, remedy, classes));
         }
         return out;
     }

@@ -42,10 +42,13 @@ public final class KernelLogProbe implements Probe {
     private static final Pattern WHEN = Pattern.compile("[\\x20-\\x7e]{0,64}");
 
     static final ParamSpec<Object> PATTERNS = ParamSpec.any("patterns",
-                    "list of {regex, severity: warn|fail, message, name, after_boot}; replaces the defaults (read-only remount, "
-                            + "Buffer I/O error and NIC fatal errors fail; soft lockup, hung task, OOM, machine check, filesystem "
-                            + "error, NIC PCIe link degraded and NIC link down warn). after_boot: lines in the first DURATION after "
-                            + "boot do not count")
+                    "list of {regex, severity: warn|fail, message, name, after_boot, remedy, pci_class}; replaces the defaults "
+                            + "(read-only remount, Buffer I/O error, NIC fatal errors, GPU init failed, GPU needs reset, GPU lost and "
+                            + "fatal PCIe errors on GPUs and NICs fail; soft lockup, hung task, OOM, machine check, filesystem error, "
+                            + "NIC PCIe link degraded, NIC link down, NIC slot power, NIC module temperature, GSP heartbeat lost and "
+                            + "non-fatal PCIe errors on GPUs and NICs warn; docs/DESIGN.md lists them). after_boot: lines in the first "
+                            + "DURATION after boot do not count; remedy: the finding's remedy; pci_class: hex PCI class prefixes "
+                            + "(03 display, 02 network, 12 accelerator): only lines whose (?<pci>…) group names such a device count")
             .check(KernelLogPatterns::problem);
     static final ParamSpec<Boolean> LATCH = ParamSpec.flag("latch", "fail patterns keep failing until reboot or nhc clear")
             .defaultValue(true);
@@ -57,7 +60,9 @@ public final class KernelLogProbe implements Probe {
                             + "and NIC faults — a NIC's PCIe link below its capability (\"available PCIe bandwidth, limited by … "
                             + "(capable of …)\"), link-down flaps (mlx5 \"Link down\", \"NIC Link is Down\", bonding, "
                             + "\"Lost carrier\"), mlx5 fatal health events (\"health compromised\", \"Fatal error N detected\", "
-                            + "\"firmware internal error\", fw_fatal). See docs/DESIGN.md, Kernel-log rules for NICs.")
+                            + "\"firmware internal error\", fw_fatal, slot power, module temperature); the NVIDIA driver's faults "
+                            + "without an XID (RmInitAdapter failed, reset required, GPU lost, GSP heartbeat lost); uncorrectable PCIe "
+                            + "errors (AER) of GPUs and NICs. See docs/DESIGN.md, Kernel-log rules.")
             .tags(Tags.HOST, Tags.KERNEL_LOG, Tags.NETWORK)
             .entities(Entity.Kind.LOG, "one per pattern that matched or is latched (its name, else its message, else its regex), "
                     + "and \"kernel log\" for the reading itself")
@@ -66,10 +71,11 @@ public final class KernelLogProbe implements Probe {
             .field("matches", Unit.COUNT, "lines the pattern matched since the last run")
             .field("lines", Unit.COUNT, "lines that count now: since the first match this boot for a latched fail pattern, else this run's")
             .field("summary", Unit.TEXT, "the pattern's message with the count, when, and the last matching line")
+            .field("remedy", Unit.TEXT, "the pattern's remedy: none, restart-app, reset-gpu, reboot or hardware")
             .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
-            .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}" + STAYS).when(LATCH.name(), true))
-            .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}").when(LATCH.name(), false))
-            .rule(DefaultRule.warn(Map.of("severity", "warn", "lines", "> 0"), "{summary}"))
+            .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}" + STAYS).when(LATCH.name(), true).remedyFrom("remedy"))
+            .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}").when(LATCH.name(), false).remedyFrom("remedy"))
+            .rule(DefaultRule.warn(Map.of("severity", "warn", "lines", "> 0"), "{summary}").remedyFrom("remedy"))
             .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log {skipped_lines|line|lines} in {source} {skipped_lines|was|were} not examined "
                     + "(more than max_lines = {with.max_lines} this run)"))
             .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc read them")),
@@ -96,12 +102,14 @@ public final class KernelLogProbe implements Probe {
         Instant bootTime = KernelLogReader.bootTime(ctx);
 
         Map<String, Match> matches = new LinkedHashMap<>();
+        PciClass pci = new PciClass(ctx);
         ReadStats stats = null;
         String readError = null;
         try {
             stats = KernelLogSpec.reader(ctx).read(line -> {
                 for (LogPattern p : patterns) {
-                    if (p.regex().matcher(line.message()).find() && counts(p, line, bootTime)) {
+                    java.util.regex.Matcher m = p.regex().matcher(line.message());
+                    if (m.find() && counts(p, line, bootTime) && pci.counts(m, p.pciClasses())) {
                         matches.computeIfAbsent(p.name(), k -> new Match()).add(line);
                     }
                 }
@@ -123,6 +131,7 @@ public final class KernelLogProbe implements Probe {
             }
             long lines = l != null ? l.count() : m.count;
             Observation.Builder o = Observation.of(Entity.of(Entity.Kind.LOG, p.name())).put("severity", p.severity())
+                    .put("remedy", p.remedy().label())
                     .put("matches", m == null ? 0L : m.count).put("lines", lines).put("summary", summary(p, m, l));
             out.observe(o.build());
         }

@@ -21,6 +21,11 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
 
     public static final int FALLEN_OFF_THE_BUS = 79;
     public static final int RECOVERY_ACTION = 154;
+    /** NVLink5 XIDs: the line itself says whether the error is "Fatal". */
+    static final int NVLINK5_FIRST = 144;
+    static final int NVLINK5_LAST = 150;
+    /** "pid=1234," right after the XID number: the driver's fixed position, before the user-named process. */
+    private static final Pattern PID = Pattern.compile("^pid=(\\d{1,10}),");
 
     // The regex gpud and NVSentinel use, extended to keep the rest of the line.
     private static final Pattern XID = Pattern.compile("NVRM: Xid \\((?:PCI:)?([0-9a-fA-F:.]+)\\): (\\d+),\\s*(.*)");
@@ -37,7 +42,11 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
     static final String FALLEN_OFF = "fallen off the bus";
     private static final Pattern NON_FATAL = Pattern.compile("(?i)\\bnon-?fatal\\b");
     private static final Pattern FATAL = Pattern.compile("(?i)\\bfatal\\b");
-    private static final Pattern ACTION = Pattern.compile("recovery action changed from 0x[0-9a-fA-F]+ \\(([^)]*)\\) to 0x[0-9a-fA-F]+ \\(([^)]*)\\)");
+    // Both read at the end of the line: the driver's own words come last, after any process name the user chose.
+    private static final Pattern ACTION = Pattern.compile("recovery action changed from 0x[0-9a-fA-F]+ \\(([^)]*)\\) to 0x[0-9a-fA-F]+ \\(([^)]*)\\)\\.?\\s*$");
+    /** NVLink5: "… RLW_SRC_TRACK Nonfatal XC1 i0 Link 03 (0x040868e2 0x00000008 …)" — the severity before the link's registers. */
+    private static final Pattern NVLINK5_SEVERITY = Pattern.compile(
+            "(?i)\\b(fatal|non-?fatal)\\s+XC\\d+\\s+i\\d+\\s+Link\\s+\\d+\\s+\\((?:0x[0-9a-f]+\\s*)+\\)\\s*$");
 
     /** The event one kernel log line reports by itself, if any. Cheap for the many lines that report none. */
     public static Optional<XidEvent> parse(KernelLogLine line) {
@@ -78,7 +87,7 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
             return Optional.empty();
         }
         String rest = m.group(3).strip();
-        Boolean fatal = NON_FATAL.matcher(rest).find() ? Boolean.FALSE : FATAL.matcher(rest).find() ? Boolean.TRUE : null;
+        Boolean fatal = severity(kind, code, rest);
         String action = null;
         if (code == RECOVERY_ACTION) {
             Matcher a = ACTION.matcher(rest);
@@ -87,6 +96,39 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
             }
         }
         return Optional.of(new XidEvent(kind, normalizePci(m.group(1)), null, code, fatal, action, rest, when));
+    }
+
+    /**
+     * The process the driver names in an XID line ("…: 31, pid=1234, name=python, …"), or 0 when it
+     * names none ("pid='&lt;unknown&gt;'", NVML's events, SXids). Read only at its fixed place right
+     * after the XID number, never from the process name that follows.
+     */
+    long pid() {
+        if (kind != Kind.XID || text == null) {
+            return 0;
+        }
+        Matcher m = PID.matcher(text);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
+    /**
+     * The severity a line states, only for the lines whose severity is their own word (SXids, NVLink5
+     * 144-150): TRUE "Fatal", FALSE "Non-fatal", null when it says neither. A line that names a
+     * process ("pid=…, name=…") is read only at its end, the driver's NVLink5 tail: the name is
+     * whatever the user called the program, and may say "Fatal".
+     */
+    private static Boolean severity(Kind kind, int code, String rest) {
+        if (kind == Kind.XID && (code < NVLINK5_FIRST || code > NVLINK5_LAST)) {
+            return null;
+        }
+        Matcher tail = NVLINK5_SEVERITY.matcher(rest);
+        if (kind == Kind.XID && tail.find()) {
+            return !tail.group(1).toLowerCase(Locale.ROOT).startsWith("non");
+        }
+        if (rest.startsWith("pid=")) {
+            return null;
+        }
+        return NON_FATAL.matcher(rest).find() ? Boolean.FALSE : FATAL.matcher(rest).find() ? Boolean.TRUE : null;
     }
 
     /** XID 79 as the driver words it without a number. */

@@ -327,7 +327,7 @@ class GpuFabricProbeTest {
         Finding f = Pipeline.about(first, "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)");
         assertEquals(Severity.FAIL, f.severity());
         assertEquals(Remedy.REBOOT, f.remedy());
-        assertEquals("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 on port 17 (1 line, at "
+        assertEquals("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 (sourcetrack timeout error) on port 17 (1 line, at "
                 + STAMP.format(BOOT.plusSeconds(3600)) + "); stays failing until reboot or `nhc clear fabric`", f.message());
         assertEquals(Entity.Kind.NVSWITCH, f.entity().kind());
 
@@ -338,7 +338,7 @@ class GpuFabricProbeTest {
         log(fatal(BOOT.plusSeconds(3700), 24007, "00000000:C4:00.0", 6, 17),
                 fatal(BOOT.plusSeconds(3800), 22013, "00000000:C4:00.0", 6, 3));
         Finding more = Pipeline.about(p.run(check("", "")), "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)");
-        assertEquals("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 on port 17, SXid 22013 on port 3 (3 lines, first at "
+        assertEquals("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 (sourcetrack timeout error) on port 17, SXid 22013 (Minion Link DLREQ interrupt) on port 3 (3 lines, first at "
                 + STAMP.format(BOOT.plusSeconds(3600)) + "); stays failing until reboot or `nhc clear fabric`", more.message());
 
         StateStore store = new StateStore(root.resolve("var/lib/nhc"));
@@ -382,7 +382,7 @@ class GpuFabricProbeTest {
         Verdict v = p.run(check("", ""));
         Finding f = Pipeline.about(v, "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)");
         assertEquals(Severity.FAIL, f.severity());
-        assertTrue(f.message().startsWith("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 on port 17 (1 line"), f.message());
+        assertTrue(f.message().startsWith("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 (sourcetrack timeout error) on port 17 (1 line"), f.message());
         assertEquals(2L, Pipeline.about(v, "fabric", "fabric manager log " + log).observed().get("lines_read"),
                 "the rotated file's new line and the new file's");
     }
@@ -440,7 +440,7 @@ class GpuFabricProbeTest {
         Pipeline p = pipeline();
         Finding w = Pipeline.about(p.run(check("", "")), "fabric", "NVSwitch 0000:c5:00.0 (physical id 7)");
         assertEquals(Severity.WARN, w.severity());
-        assertEquals("NVSwitch 0000:c5:00.0 (physical id 7): non-fatal error SXid 19084 on port 40 (2 lines, first at "
+        assertEquals("NVSwitch 0000:c5:00.0 (physical id 7): non-fatal error SXid 19084 (AN1 Heartbeat Timeout Error) on port 40 (2 lines, first at "
                 + STAMP.format(BOOT.plusSeconds(60)) + ")", w.message());
         assertEquals(Severity.PASS, Pipeline.severity(p.run(check("", "")), "fabric"), "not latched");
     }

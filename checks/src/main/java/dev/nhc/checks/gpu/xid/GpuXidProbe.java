@@ -112,7 +112,8 @@ public final class GpuXidProbe implements Probe {
         ReadStats stats = null;
         String readError = null;
         try {
-            stats = KernelLogSpec.reader(ctx).read(new XidLines(e -> fromLog.computeIfAbsent(XidLatches.key(e), k -> new Seen()).add(e)));
+            stats = KernelLogSpec.reader(ctx).read(new XidLines(e -> fromLog.computeIfAbsent(XidLatches.key(e), k -> new Seen()).add(e),
+                    fromLog::clear));
         } catch (IOException e) {
             readError = e.getMessage();
         }

@@ -48,6 +48,12 @@ kt_segfault() { kt_user_program "$1" "$2" 'int main(void) { volatile int *p = 0;
 kt_kernel_record() {
   dmesg --raw 2>/dev/null | grep -E '^<[0-7]>' | grep -E -- "$1" | tail -n 1 | sed -E 's/^<[0-7]>\[ *[0-9]+\.[0-9]+\] //'
 }
+# kt_xid_record DIR: nobody's program named like XID 79 segfaults; KT_RECORD is the record the kernel logged for it
+kt_xid_record() {
+  kt_segfault "$1" "$KT_XID" || return 1
+  KT_RECORD=$(kt_kernel_record 'segfault at .* in NVRM: Xid \(PCI:0000:3b:00\): 79,')
+  [ -n "$KT_RECORD" ] || { miss "the kernel logged no segfault record for the user's program"; return 1; }
+}
 
 # kt_config DIR WITH: gpu.xid and kernel.log over the same source; state in DIR/state
 kt_config() {
@@ -74,14 +80,10 @@ kt_no_fail() {
 
 row_kt_kmsg() {
   local d=$T/kt-kmsg; mkdir -p "$d"
-  kt_ready || return 1
-  kt_segfault "$d" "$KT_XID" || return 1
-  kt_segfault "$d" "$KT_REMOUNT" || return 1
-  local xid remount
-  xid=$(kt_kernel_record 'segfault at .* in NVRM: Xid \(PCI:0000:3b:00\): 79,')
-  remount=$(kt_kernel_record 'segfault at .* in EXT4-fs \(sda1\): Remounting filesystem read-only')
-  [ -n "$xid" ] && [ -n "$remount" ] || { miss "the kernel logged no segfault record for the user's programs"; return 1; }
-  note "the kernel logged (facility 0): \"$(printf '%s' "$xid" | cut -c1-110)…\""
+  kt_ready && kt_xid_record "$d" && kt_segfault "$d" "$KT_REMOUNT" || return 1
+  [ -n "$(kt_kernel_record 'segfault at .* in EXT4-fs \(sda1\): Remounting filesystem read-only')" ] \
+    || { miss "the kernel logged no segfault record for the program named like the remount"; return 1; }
+  note "the kernel logged (facility 0): \"$(printf '%s' "$KT_RECORD" | cut -c1-110)…\""
   kt_config "$d" "{ log: kmsg }"
   nhc_run "$d" run run --json -c "$d/nhc.yaml"
   kt_no_fail "$d" run
@@ -104,11 +106,8 @@ row_kt_dmesg_replay() {
 
 row_kt_syslog() {
   local d=$T/kt-syslog; mkdir -p "$d"
-  kt_ready || return 1
-  kt_segfault "$d" "$KT_XID" || return 1
-  local record sock=$d/log.sock rpid
-  record=$(kt_kernel_record 'segfault at .* in NVRM: Xid \(PCI:0000:3b:00\): 79,')
-  [ -n "$record" ] || { miss "the kernel logged no segfault record for the user's program"; return 1; }
+  kt_ready && kt_xid_record "$d" || return 1
+  local sock=$d/log.sock rpid
   # What rsyslog writes (RSYSLOG_TraditionalFileFormat): imklog's record with the tag kernel:, the
   # kernel's stamp kept; each datagram logger sends, with the tag it carries.
   python3 - "$sock" "$d/syslog" "$(hostname -s)" >"$d/receiver.log" 2>&1 <<'PY' &
@@ -125,7 +124,7 @@ with open(out, "a") as f:
 PY
   rpid=$!
   pids+=("$rpid")
-  printf '%s %s kernel: [  797.028921] %s\n' "$(date '+%b %e %H:%M:%S')" "$(hostname -s)" "$record" >"$d/syslog"
+  printf '%s %s kernel: [  797.028921] %s\n' "$(date '+%b %e %H:%M:%S')" "$(hostname -s)" "$KT_RECORD" >"$d/syslog"
   until_true 10 test -S "$sock" || { miss "the syslog receiver did not start"; return 1; }
   setpriv --reuid=nobody --regid=nogroup --clear-groups logger -u "$sock" -- "$KT_XID"
   wait "$rpid"
@@ -138,12 +137,8 @@ PY
 
 row_kt_journal() {
   local d=$T/kt-journal; mkdir -p "$d/bin"
-  kt_ready || return 1
-  kt_segfault "$d" "$KT_XID" || return 1
-  local record
-  record=$(kt_kernel_record 'segfault at .* in NVRM: Xid \(PCI:0000:3b:00\): 79,')
-  [ -n "$record" ] || { miss "the kernel logged no segfault record for the user's program"; return 1; }
-  python3 - "$d/entries.json" "$record" "$KT_XID" "$(hostname -s)" <<'PY'
+  kt_ready && kt_xid_record "$d" || return 1
+  python3 - "$d/entries.json" "$KT_RECORD" "$KT_XID" "$(hostname -s)" <<'PY'
 import json, sys, time
 out, record, user, host = sys.argv[1:5]
 boot = open("/proc/sys/kernel/random/boot_id").read().strip().replace("-", "")
@@ -182,7 +177,7 @@ if entries and "--show-cursor" in args:
     print("-- cursor: " + entries[-1]["__CURSOR"])
 EOF
   chmod 0755 "$d/bin/journalctl"
-  note "journal: the kernel's record (_TRANSPORT=kernel) \"$(printf '%s' "$record" | cut -c1-60)…\" and logger's (_TRANSPORT=syslog)"
+  note "journal: the kernel's record (_TRANSPORT=kernel) \"$(printf '%s' "$KT_RECORD" | cut -c1-60)…\" and logger's (_TRANSPORT=syslog)"
   kt_config "$d" "{ log: journal, journalctl: $d/bin/journalctl }"
   nhc_run "$d" run run --json -c "$d/nhc.yaml"
   kt_no_fail "$d" run

@@ -77,8 +77,8 @@ public final class KernelLogProbe implements Probe {
             .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
             .field("state_lost", Unit.BOOLEAN, "kernel log: latched matches of this boot could not be read back from the check's state")
             .field("state_problem", Unit.TEXT, "kernel log: why they could not")
-            .field("regex_gave_up", Unit.COUNT, "kernel log: lines a pattern's regex gave up on (it read more than its bound "
-                    + "of characters): not judged by that pattern")
+            .field("regex_gave_up", Unit.COUNT, "kernel log: lines a pattern's regex gave up on (it went past its bound "
+                    + "of work): not judged by that pattern")
             .field("regex_problem", Unit.TEXT, "kernel log: which patterns gave up, on how many lines")
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}" + STAYS).when(LATCH.name(), true))
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}").when(LATCH.name(), false))

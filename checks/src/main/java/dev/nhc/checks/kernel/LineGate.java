@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  */
 final class LineGate {
     /** The kernel's banner, its first record at every boot (init/version.c linux_banner). */
-    private static final Pattern BANNER = Pattern.compile("Linux version \\S+ \\(");
+    private static final String BANNER_START = "Linux version ";
+    private static final Pattern BANNER = Pattern.compile(BANNER_START + "\\S+ \\(");
     /** Lines between two looks at the clock: a sink's bounded regexes may take up to a second on a hostile line. */
     private static final int CLOCK_EVERY = 4;
 
@@ -73,7 +74,8 @@ final class LineGate {
         read++;
         switch (line.origin()) {
             case KERNEL -> {
-                if (placeByBanner && BANNER.matcher(line.message()).lookingAt() && !RecordText.userLed(line.message())) {
+                if (placeByBanner && line.message().startsWith(BANNER_START) && BANNER.matcher(line.message()).lookingAt()
+                        && !RecordText.userLed(line.message())) {
                     beforeBoot += handedThisBoot;
                     handedThisBoot = 0;
                     sink.earlierBoot();

@@ -76,6 +76,10 @@ class KernelLogTrustTest {
         REPLAY_DMESG(null, "/capture/dmesg.txt", true,
                 m -> "[  797.028921] " + m.replace("\n", "\n               "),
                 m -> "[  797.028922] alice[4242]: " + m),
+        /** nhc replay --kernel-log of what cat /dev/kmsg printed. */
+        REPLAY_KMSG(null, "/capture/kmsg.txt", true,
+                m -> "4,{seq},797028921,-;" + m.replace("\n", "\\x0a"),
+                m -> "14,{seq},797028921,-;alice[4242]: " + m),
         /** nhc replay --kernel-log of a syslog capture. */
         REPLAY_SYSLOG(null, "/capture/syslog.txt", true,
                 m -> "Nov 22 04:05:56 gpu-001 kernel: " + m.replace("\n", "#012"),

@@ -24,10 +24,11 @@ import java.util.regex.Pattern;
  *     {@code 2024-11-15T05:39:15.491363Z host kernel: msg}, offsets as {@code +00:00} or {@code +0000}</li>
  * <li>a syslog file, traditional format: {@code Nov 15 05:39:15 host kernel: msg} (no year: the latest
  *     year that is not in the future)</li>
- * <li>any of these after dmesg --decode's {@code kern  :warn  : } prefix.</li>
+ * <li>any of these after dmesg --decode's {@code kern  :warn  : } prefix, or dmesg --raw's {@code <6>}</li>
+ * <li>/dev/kmsg records as {@code cat /dev/kmsg} prints them: {@code 6,338,797028921,-;msg}</li>
  * </ul>
  * A dmesg line is a record of the kernel's ring buffer ({@code KERNEL}; with {@code --decode},
- * only facility {@code kern}); a syslog line is the kernel's only when its tag is {@code kernel:}
+ * {@code --raw} or a kmsg prefix, only facility {@code kern}, 0); a syslog line is the kernel's only when its tag is {@code kernel:}
  * (rsyslog's tag for what it read from the kernel; a kernel stamp "[ 12.345678]" after it is the
  * line's uptime), any other tag is {@code OTHER}. A line that starts with blanks is a further line
  * of the record before it ({@code CONTINUATION}: dmesg and journalctl indent them). Lines with a
@@ -35,6 +36,10 @@ import java.util.regex.Pattern;
  */
 public final class LogTimestamps {
     private static final Pattern DECODE_PREFIX = Pattern.compile("^([a-z]+)\\s*:[a-z]+\\s*: ");
+    /** dmesg --raw: "<prio>" before the stamp, the facility in its upper bits. */
+    private static final Pattern RAW_PREFIX = Pattern.compile("^<(\\d{1,4})>");
+    /** A /dev/kmsg record: "prio,seq,usec,flags[,…];text". */
+    private static final Pattern KMSG = Pattern.compile("^(\\d{1,4}),\\d{1,19},(\\d{1,19}),[^;]*;");
     private static final Pattern UPTIME = Pattern.compile("^\\[\\s*(\\d+)\\.(\\d+)\\]\\s?");
     private static final Pattern CTIME = Pattern.compile("^\\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d \\d{4})\\]\\s?");
     private static final Pattern ISO = Pattern.compile(
@@ -69,6 +74,12 @@ public final class LogTimestamps {
                 dmesg = m.group(1).equals("kern") ? Origin.KERNEL : Origin.OTHER;
                 rest = rest.substring(m.end());
             }
+        } else if (rest.startsWith("<")) {
+            m = RAW_PREFIX.matcher(rest);
+            if (m.find()) {
+                dmesg = facility(m.group(1));
+                rest = rest.substring(m.end());
+            }
         }
         if (rest.startsWith("[")) {
             KernelLogLine fast = uptime(position, rest, dmesg);
@@ -92,6 +103,11 @@ public final class LogTimestamps {
             return unknown(position, line);
         }
         if (!rest.isEmpty() && Character.isDigit(rest.charAt(0))) {
+            m = KMSG.matcher(rest);
+            if (m.find()) {
+                double up = Long.parseLong(m.group(2)) / 1e6;
+                return new KernelLogLine(position, null, up, rest.substring(m.end()), facility(m.group(1)));
+            }
             m = ISO.matcher(rest);
             if (m.find()) {
                 Instant t = iso(m.group(1), m.group(3), m.group(4));
@@ -148,6 +164,11 @@ public final class LogTimestamps {
             i++;
         }
         return new KernelLogLine(position, null, whole + (double) frac / scale, s.substring(i), origin);
+    }
+
+    /** A syslog priority's facility: 0 is the kernel's. */
+    private static Origin facility(String prio) {
+        return Integer.parseInt(prio) >> 3 == 0 ? Origin.KERNEL : Origin.OTHER;
     }
 
     private static KernelLogLine unknown(long position, String line) {

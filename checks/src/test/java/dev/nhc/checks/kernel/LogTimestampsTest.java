@@ -117,4 +117,18 @@ class LogTimestampsTest {
         assertEquals(Origin.OTHER, user.origin());
         assertEquals(Origin.OTHER, ts.parse(1, "daemon:info  : 2025-01-21T04:41:44,283302+00:00 systemd[1]: x").origin());
     }
+
+    /** A capture of dmesg --raw or of /dev/kmsg itself says the facility: only 0 is the kernel's. */
+    @Test
+    void rawDmesgAndKmsgRecordsSayTheFacility() {
+        KernelLogLine raw = ts.parse(1, "<6>[  797.028921] NVRM: Xid (PCI:0000:3b:00): 79, x");
+        assertEquals(Origin.KERNEL, raw.origin());
+        assertEquals("NVRM: Xid (PCI:0000:3b:00): 79, x", raw.message());
+        assertEquals(Origin.OTHER, ts.parse(1, "<14>[  797.028922] alice[4242]: NVRM: Xid (PCI:0000:3b:00): 79, x").origin());
+        KernelLogLine kmsg = ts.parse(1, "6,338,797028921,-;NVRM: Xid (PCI:[26547]: segfault at 0 ip 00005585f7e16139");
+        assertEquals(Origin.KERNEL, kmsg.origin());
+        assertEquals(797.028921, kmsg.uptimeSeconds(), 1e-9);
+        assertEquals("NVRM: Xid (PCI:[26547]: segfault at 0 ip 00005585f7e16139", kmsg.message());
+        assertEquals(Origin.OTHER, ts.parse(1, "14,339,797028978,-,caller=T4242;alice: NVRM: Xid (PCI:0000:3b:00): 79, x").origin());
+    }
 }

@@ -96,7 +96,7 @@ final class KernelLogPatterns {
 
     /**
      * A wildcard the pattern or one of its top-level alternatives begins with ({@code .*},
-     * {@code \\S+}, {@code [^:]*} … after {@code ^}, inline flags and group openings), or null.
+     * {@code \S+}, {@code [^:]*} … after {@code ^}, inline flags and group openings), or null.
      */
     static String leadingWildcard(String regex) {
         for (String alternative : topLevelAlternatives(regex)) {

@@ -78,15 +78,20 @@ kt_no_fail() {
   fi
 }
 
+# kt_run_fails_nothing DIR WITH: nhc run of both checks over the source WITH fails nothing
+kt_run_fails_nothing() {
+  kt_config "$1" "$2"
+  nhc_run "$1" run run --json -c "$1/nhc.yaml"
+  kt_no_fail "$1" run
+}
+
 row_kt_kmsg() {
   local d=$T/kt-kmsg; mkdir -p "$d"
   kt_ready && kt_xid_record "$d" && kt_segfault "$d" "$KT_REMOUNT" || return 1
   [ -n "$(kt_kernel_record 'segfault at .* in EXT4-fs \(sda1\): Remounting filesystem read-only')" ] \
     || { miss "the kernel logged no segfault record for the program named like the remount"; return 1; }
   note "the kernel logged (facility 0): \"$(printf '%s' "$KT_RECORD" | cut -c1-110)…\""
-  kt_config "$d" "{ log: kmsg }"
-  nhc_run "$d" run run --json -c "$d/nhc.yaml"
-  kt_no_fail "$d" run
+  kt_run_fails_nothing "$d" "{ log: kmsg }"
 }
 
 row_kt_dmesg_replay() {
@@ -130,9 +135,7 @@ PY
   wait "$rpid"
   grep -q " nobody: NVRM: Xid" "$d/syslog" || { miss "logger's line did not arrive: $(cat "$d/receiver.log")"; return 1; }
   note "syslog: \"$(grep -m1 ' kernel: ' "$d/syslog" | cut -c1-80)…\", \"$(grep -m1 ' nobody: ' "$d/syslog" | cut -c1-70)…\""
-  kt_config "$d" "{ log: $d/syslog }"
-  nhc_run "$d" run run --json -c "$d/nhc.yaml"
-  kt_no_fail "$d" run
+  kt_run_fails_nothing "$d" "{ log: $d/syslog }"
 }
 
 row_kt_journal() {
@@ -178,9 +181,7 @@ if entries and "--show-cursor" in args:
 EOF
   chmod 0755 "$d/bin/journalctl"
   note "journal: the kernel's record (_TRANSPORT=kernel) \"$(printf '%s' "$KT_RECORD" | cut -c1-60)…\" and logger's (_TRANSPORT=syslog)"
-  kt_config "$d" "{ log: journal, journalctl: $d/bin/journalctl }"
-  nhc_run "$d" run run --json -c "$d/nhc.yaml"
-  kt_no_fail "$d" run
+  kt_run_fails_nothing "$d" "{ log: journal, journalctl: $d/bin/journalctl }"
 }
 
 # An admin's pattern with nested quantifiers, and a kernel record with a user's file name in it

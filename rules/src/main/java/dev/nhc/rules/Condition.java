@@ -1,6 +1,7 @@
 package dev.nhc.rules;
 
 import dev.nhc.probe.FieldSpec;
+import dev.nhc.text.BoundedRegex;
 import dev.nhc.units.Unit;
 
 import java.util.regex.Pattern;
@@ -59,11 +60,15 @@ sealed interface Condition {
         }
     }
 
-    /** {@code ~ regex} / {@code !~ regex} over a text field; a search, as awk's and Perl's {@code ~}, not a whole-string match. */
+    /**
+     * {@code ~ regex} / {@code !~ regex} over a text field; a search, as awk's and Perl's {@code ~}, not a whole-string match.
+     * Text fields carry what users shaped (log lines, process and file names): a regex that gives up on one decides nothing.
+     */
     record Matches(FieldSpec field, boolean negate, Pattern pattern) implements Condition {
         @Override
         public Truth test(Object value) {
-            return Truth.of(pattern.matcher(String.valueOf(value)).find() != negate);
+            BoundedRegex.Result r = BoundedRegex.find(pattern, String.valueOf(value));
+            return r == BoundedRegex.Result.GAVE_UP ? Truth.UNDECIDED : Truth.of(r.matched() != negate);
         }
 
         @Override

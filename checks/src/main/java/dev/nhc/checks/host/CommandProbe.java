@@ -14,6 +14,7 @@ import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.Tags;
+import dev.nhc.text.BoundedRegex;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
@@ -61,6 +62,7 @@ public final class CommandProbe implements Probe {
             .field("exit_code", Unit.COUNT, "exit code (-1 when killed)")
             .field("first_line", Unit.TEXT, "first non-blank output line (absent when it printed nothing)")
             .field("output_matches", Unit.BOOLEAN, "whether the output contains the 'output' regex (only with output, and when it finished)")
+            .field("output_error", Unit.TEXT, "why the 'output' regex could not say (it gave up: it read more than its bound)")
             .field("timed_out", Unit.BOOLEAN, "killed on timeout")
             .field("time_limit", Unit.SECONDS, "the time it was given")
             .field("killed_processes", Unit.COUNT, "processes it started that nhc killed (left running, or at the timeout)")
@@ -72,6 +74,7 @@ public final class CommandProbe implements Probe {
             .rule(DefaultRule.fail(AllOf.of("output_matches", false, "first_line", HAS_LINE),
                     "output of {entity} does not match /{with.output}/: {first_line}"))
             .rule(DefaultRule.fail(Map.of("output_matches", false), "output of {entity} does not match /{with.output}/ (no output)"))
+            .rule(DefaultRule.unknown(Map.of("output_error", HAS_LINE), "output of {entity}: {output_error}"))
             .build();
 
     private final BooleanSupplier runningAsRoot;
@@ -122,7 +125,14 @@ public final class CommandProbe implements Probe {
         Pattern output = OUTPUT.get(p);
         if (output != null && !r.timedOut()) {
             // Lines, as an admin reads output: ^ and $ match at each line's ends.
-            o.put("output_matches", Pattern.compile(output.pattern(), output.flags() | Pattern.MULTILINE).matcher(r.stdout()).find());
+            // The output may hold what users shaped (their jobs, their files): the regex runs with a bound.
+            BoundedRegex.Result m = BoundedRegex.find(BoundedRegex.forSearch(output.pattern(), output.flags() | Pattern.MULTILINE), r.stdout());
+            if (m == BoundedRegex.Result.GAVE_UP) {
+                o.put("output_error", "the 'output' regex gave up (it read more than " + BoundedRegex.BOUND
+                        + "); write it without nested or leading wildcards");
+            } else {
+                o.put("output_matches", m.matched());
+            }
         }
         return ProbeResult.of(o.build());
     }

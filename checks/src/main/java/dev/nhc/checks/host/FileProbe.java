@@ -11,6 +11,7 @@ import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.Tags;
+import dev.nhc.text.BoundedRegex;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
@@ -36,6 +37,8 @@ public final class FileProbe implements Probe {
     private static final int CONTENT_MAX = 16 * 1024 * 1024;
     /** The longest line matched at once; a longer one is matched in pieces. */
     static final int LINE_MAX = 64 * 1024;
+    /** Lines the 'contains' regex may give up on before the search stops: each costs up to its bound. */
+    static final int GAVE_UP_MAX = 16;
 
     static final ParamSpec<String> PATH = ParamSpec.text("path", "absolute path")
             .required()
@@ -116,8 +119,14 @@ public final class FileProbe implements Probe {
         if (contains != null) {
             try {
                 // Lines, as an admin reads a file: ^ and $ match at each line's ends.
-                o.put("contents_match", containsLine(f, Pattern.compile(contains.pattern(), contains.flags() | Pattern.MULTILINE)));
-                o.put("contents_readable", true);
+                BoundedRegex.Result r = containsLine(f, BoundedRegex.forSearch(contains.pattern(), contains.flags() | Pattern.MULTILINE));
+                if (r == BoundedRegex.Result.GAVE_UP) {
+                    // a line the regex could not finish on may have held the text: neither a match nor a miss
+                    o.put("contents_readable", false).put("contents_error", "the 'contains' regex gave up on a line (it read more than "
+                            + BoundedRegex.BOUND + ") and no line before matched; write it without nested or leading wildcards");
+                } else {
+                    o.put("contents_match", r.matched()).put("contents_readable", true);
+                }
             } catch (OpenedFile.NotRegularFileException e) {
                 o.put("contents_readable", false).put("contents_error", e.getMessage());
             } catch (IOException e) {
@@ -152,11 +161,15 @@ public final class FileProbe implements Probe {
      * Whether a line of the file's first {@link #CONTENT_MAX} bytes matches, read as a stream: the
      * daemon's heap is small and checks run side by side, so the file is never held whole. A line
      * longer than {@link #LINE_MAX} is matched in pieces of that length. Only a regular file is
-     * opened: a FIFO would block the check forever, a device could be endless.
+     * opened: a FIFO would block the check forever, a device could be endless. Each line is
+     * matched with a bound ({@link BoundedRegex}): the file may be one a user writes. When the
+     * regex gave up on a line and no other line matched, the answer is not known; after
+     * {@link #GAVE_UP_MAX} such lines the search stops there.
      */
-    static boolean containsLine(Path f, Pattern pattern) throws IOException {
+    static BoundedRegex.Result containsLine(Path f, Pattern pattern) throws IOException {
         try (OpenedFile file = OpenedFile.open(f.toAbsolutePath(), false);
              Reader in = new InputStreamReader(Files.newInputStream(Path.of(file.execPath())), StandardCharsets.UTF_8)) {
+            LineSearch search = new LineSearch(pattern);
             StringBuilder line = new StringBuilder();
             char[] buf = new char[8192];
             long left = CONTENT_MAX;
@@ -166,8 +179,8 @@ public final class FileProbe implements Probe {
                 for (int i = 0; i < n; i++) {
                     char c = buf[i];
                     if (c == '\n' || line.length() >= LINE_MAX) {
-                        if (pattern.matcher(line).find()) {
-                            return true;
+                        if (search.done(line)) {
+                            return search.result();
                         }
                         line.setLength(0);
                         if (c == '\n') {
@@ -177,7 +190,33 @@ public final class FileProbe implements Probe {
                     line.append(c);
                 }
             }
-            return pattern.matcher(line).find();
+            search.done(line);
+            return search.result();
+        }
+    }
+
+    /** The search over a file's lines: found, or how many lines the regex gave up on. */
+    private static final class LineSearch {
+        private final Pattern pattern;
+        private boolean found;
+        private int gaveUp;
+
+        LineSearch(Pattern pattern) {
+            this.pattern = pattern;
+        }
+
+        /** Matches one line; true when the search is over (found, or too many lines given up on). */
+        boolean done(CharSequence line) {
+            BoundedRegex.Result r = BoundedRegex.find(pattern, line);
+            found = r.matched();
+            if (r == BoundedRegex.Result.GAVE_UP) {
+                gaveUp++;
+            }
+            return found || gaveUp >= GAVE_UP_MAX;
+        }
+
+        BoundedRegex.Result result() {
+            return found ? BoundedRegex.Result.MATCH : gaveUp > 0 ? BoundedRegex.Result.GAVE_UP : BoundedRegex.Result.NO_MATCH;
         }
     }
 }

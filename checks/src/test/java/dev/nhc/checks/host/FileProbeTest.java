@@ -152,14 +152,33 @@ class FileProbeTest {
         assertEquals("/etc/nhc/marker: cannot read its contents: is a FIFO, not a regular file", f.message());
     }
 
+    /**
+     * A file a user writes and an admin's regex that backtracks without end on a crafted line: the
+     * line is given up on, not waited for, and with no line matching the answer is not known
+     * (never a false "does not contain").
+     */
+    @Test
+    void aRegexThatGivesUpOnAUsersLineIsUnknownNotAMiss() throws Exception {
+        file("status: " + "a".repeat(40) + "!\n", "rw-r--r--");
+        Finding f = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
+                () -> judge("{ path: /etc/nhc/marker, contains: \"status: (.*a){20}x\" }"));
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertTrue(f.message().startsWith("/etc/nhc/marker: cannot read its contents: the 'contains' regex gave up on a line (it read more than "),
+                f.message());
+        file("status: " + "a".repeat(40) + "!\nstatus: ok x\n", "rw-r--r--");
+        assertEquals(Severity.PASS, judge("{ path: /etc/nhc/marker, contains: \"status: (.*a){20}x|status: ok\" }").severity(),
+                "a later line that matches still decides");
+    }
+
     /** The file is read as a stream of lines: a match far in, or on a line longer than one piece, is found. */
     @Test
     void aLongFileIsMatchedLineByLine() throws Exception {
         Path big = root.resolve("big");
         Files.writeString(big, "x".repeat(3 * FileProbe.LINE_MAX) + "\n" + "filler\n".repeat(100_000) + "healthy=yes\nend");
-        assertTrue(FileProbe.containsLine(big, java.util.regex.Pattern.compile("^healthy=yes$", java.util.regex.Pattern.MULTILINE)));
-        assertTrue(FileProbe.containsLine(big, java.util.regex.Pattern.compile("^end$", java.util.regex.Pattern.MULTILINE)));
-        assertTrue(!FileProbe.containsLine(big, java.util.regex.Pattern.compile("^healthy=no$", java.util.regex.Pattern.MULTILINE)));
+        assertTrue(FileProbe.containsLine(big, java.util.regex.Pattern.compile("^healthy=yes$", java.util.regex.Pattern.MULTILINE)).matched());
+        assertTrue(FileProbe.containsLine(big, java.util.regex.Pattern.compile("^end$", java.util.regex.Pattern.MULTILINE)).matched());
+        assertEquals(dev.nhc.text.BoundedRegex.Result.NO_MATCH,
+                FileProbe.containsLine(big, java.util.regex.Pattern.compile("^healthy=no$", java.util.regex.Pattern.MULTILINE)));
     }
 
     @Test

@@ -138,6 +138,9 @@ public final class GpuXidProbe implements Probe {
                 String key = XidLatches.key(e);
                 fromLog.computeIfAbsent(key, k -> new Seen()).add(e);
                 XidJobs.notePid(pids, key, e);
+            }, () -> {
+                fromLog.clear();
+                pids.clear();
             }));
         } catch (IOException e) {
             readError = e.getMessage();

@@ -29,7 +29,7 @@ public final class KernelLogSpec {
             "new lines examined per run; the rest are counted as skipped").defaultValue(KernelLogReader.DEFAULT_MAX_LINES)
             .check(n -> n < 1 ? "must be at least 1, not " + n : null);
     public static final ParamSpec<String> JOURNALCTL = ParamSpec.text("journalctl", "journalctl executable for log: journal")
-            .defaultValue("journalctl");
+            .defaultValue("journalctl").names(ParamSpec.PathUse.RUN);
 
     /** A reader for this check, as its parameters say. */
     public static KernelLogReader reader(dev.nhc.probe.ProbeContext ctx) {

@@ -43,6 +43,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * {@code nhc daemon}: every check of the plan on its own schedule ({@code every:}, else
@@ -76,7 +78,10 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private final PlanSource source;
     private final PlanExecutor executor;
     private final SeverityPolicy policy;
+    /** Wall-clock time: only for what is shown and saved (a verdict's time, an every: check's last run across restarts). */
     private final Clock clock;
+    /** Monotonic time (System.nanoTime): every schedule, deadline and age; a clock stepped back or forth changes none. */
+    private final LongSupplier nanos;
     private final String node;
     private final PrintStream log;
     private final Map<Class<?>, Object> services;
@@ -109,6 +114,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private DaemonSettings settings;
     private ScheduledFuture<?> tick;
     private volatile boolean closed;
+    /** What {@link #fatal} does in {@code nhc daemon}: exit so that systemd restarts it; null (tests): log only. */
+    private volatile Consumer<String> fatalExit;
 
     /** Everything that belongs to one loaded plan; a reload replaces it whole. */
     private final class Generation {
@@ -157,6 +164,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         volatile ScheduledFuture<?> next;
         volatile CheckResult last;
         volatile Instant finishedAt;
+        /** {@link #finishedAt} on the monotonic clock, for its age; 0 before the first result. */
+        volatile long finishedNanos;
 
         Slot(Generation gen, PlannedCheck check, Runs runs) {
             this.gen = gen;
@@ -177,10 +186,17 @@ public final class Daemon implements DaemonContext, AutoCloseable {
      */
     public Daemon(PlanSource source, PlanExecutor executor, Clock clock, String node, PrintStream log,
                   Map<Class<?>, Object> services, List<DaemonPlugin> plugins) {
+        this(source, executor, clock, System::nanoTime, node, log, services, plugins);
+    }
+
+    /** @param nanos the monotonic clock every schedule is measured on (System.nanoTime outside tests) */
+    Daemon(PlanSource source, PlanExecutor executor, Clock clock, LongSupplier nanos, String node, PrintStream log,
+           Map<Class<?>, Object> services, List<DaemonPlugin> plugins) {
         this.source = source;
         this.executor = executor;
         this.policy = executor.policy();
         this.clock = clock;
+        this.nanos = nanos;
         this.node = node;
         this.log = log;
         this.services = Map.copyOf(services);
@@ -208,6 +224,9 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                           List<DaemonPlugin> plugins, List<RecheckTrigger> triggers) {
         Daemon d = new Daemon(source, executor, Clock.systemUTC(), node, err, services, plugins);
         triggers.forEach(d::addTrigger);
+        // A thread that dies unseen (an endpoint's, the scheduler's) would leave a live process that serves nobody.
+        ProcessEnd.onUncaughtException(err);
+        d.fatalExit = why -> ProcessEnd.exit(err, why);
         try {
             d.start();
         } catch (ConfigException e) {
@@ -278,14 +297,14 @@ public final class Daemon implements DaemonContext, AutoCloseable {
      * for that, up to the config's deadline, rather than fail.
      */
     private RunLock takeRunLock(Plan plan) throws IOException {
-        Instant until = clock.instant().plus(plan.settings().deadline());
+        long until = nanos.getAsLong() + plan.settings().deadline().toNanos();
         String[] holder = new String[1];
         while (true) {
             Optional<RunLock> l = RunLock.tryAcquire(plan.settings().stateDir(), holder, RunLock.DAEMON);
             if (l.isPresent()) {
                 return l.get();
             }
-            if (clock.instant().isAfter(until)) {
+            if (nanos.getAsLong() - until > 0) {
                 throw new IOException("another nhc holds the run lock in " + plan.settings().stateDir() + " (" + holder[0]
                         + "); is a daemon already running? Only one may write a node's state");
             }
@@ -436,7 +455,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
 
     private void startEndpoints(DaemonSettings ds) throws IOException {
         NhcMetrics metrics = new NhcMetrics(this::status, this::pluginLabels, this::pluginMetrics);
-        StatusServer st = new StatusServer(ds.metricsListen(), this::status, metrics, ds.token(), this::recheckAll);
+        StatusServer st = new StatusServer(ds.metricsListen(), this::status, metrics, ds.token(), this::recheckAll, this::fatal);
         VerdictSocket vs = null;
         if (ds.socket() != null) {
             try {
@@ -450,7 +469,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                     public VerdictSocket.Answer clear(List<String> checks) {
                         return Daemon.this.clear(checks);
                     }
-                });
+                }, this::fatal);
             } catch (IOException e) {
                 st.close();
                 throw e;
@@ -510,6 +529,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 if (s.last != null) {
                     kept.last = s.last;
                     kept.finishedAt = s.finishedAt;
+                    kept.finishedNanos = s.finishedNanos;
                 }
                 kept.sameAsBefore = s.check.check().use().equals(kept.check.check().use()) && s.every.equals(kept.every);
                 s.successor = kept;
@@ -613,7 +633,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             }
             runs.rerun.set(false);
         }
-        Instant start = clock.instant();
+        long start = nanos.getAsLong();
         CompletableFuture<CheckResult> run;
         try {
             run = CompletableFuture.supplyAsync(() -> runOnce(s, fromSaved), workers);
@@ -643,26 +663,27 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 .handle((r, e) -> {
                     record(s, r != null ? r : failed(s, start, e));
                     if (scheduled) {
-                        schedule(s, nextDelay(s, start));
+                        schedule(s, nextDelay(s, start, fromSaved));
                     }
                     return null;
                 });
     }
 
     /**
-     * When a scheduled check runs next: an {@code every:} check when its saved last run says it is
-     * due (so that a saved result shown after a restart is followed by a run at the right time),
-     * any other one interval after this run started.
+     * When a scheduled check runs next: one interval after this run started, on the monotonic clock.
+     * Only after a saved result of an {@code every:} check was shown in its place (after a restart)
+     * does the saved last run, a wall-clock time, say when it is due.
      */
-    private Duration nextDelay(Slot s, Instant start) {
-        Instant now = clock.instant();
-        if (s.check.every() != null) {
+    private Duration nextDelay(Slot s, long startNanos, boolean fromSaved) {
+        if (fromSaved && s.check.every() != null) {
+            Instant now = clock.instant();
             long last = s.gen.state.section("schedule").getLong("last_run." + s.check.name(), Long.MIN_VALUE);
             if (last != Long.MIN_VALUE && last <= now.toEpochMilli()) {
-                return Duration.between(now, Instant.ofEpochMilli(last).plus(s.every));
+                Duration due = Duration.between(now, Instant.ofEpochMilli(last).plus(s.every));
+                return due.compareTo(s.every) > 0 ? s.every : due;
             }
         }
-        return s.every.minus(Duration.between(start, now));
+        return s.every.minusNanos(nanos.getAsLong() - startNanos);
     }
 
     /**
@@ -704,9 +725,9 @@ public final class Daemon implements DaemonContext, AutoCloseable {
      * the executor's own (same wording, {@link SeverityPolicy#settleUndecided}: {@code on_unknown}
      * applies, {@code for:} streaks are left alone), so the daemon judges a hang as a one-shot run would.
      */
-    private CheckResult failed(Slot s, Instant start, Throwable e) {
+    private CheckResult failed(Slot s, long startNanos, Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-        long ms = Duration.between(start, clock.instant()).toMillis();
+        long ms = (nanos.getAsLong() - startNanos) / 1_000_000;
         CheckStatus status;
         String why;
         Finding raw;
@@ -733,6 +754,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
         s.last = result;
         s.finishedAt = clock.instant();
+        s.finishedNanos = nanos.getAsLong();
         // What the executor wrote for this check besides its own section (saved by the executor as the probe ended).
         save(s.gen, List.of("rules." + s.check.name(), "schedule"));
         rebuildVerdict(s.gen);
@@ -994,16 +1016,23 @@ public final class Daemon implements DaemonContext, AutoCloseable {
      * never gets younger; it is still the current answer (the probe hangs now), not a stale one.
      */
     private String stale(Generation gen) {
-        Instant now = clock.instant();
+        return stale(gen, true);
+    }
+
+    /** {@code notYet}: a check that has not run yet counts as stale (not for /healthz: every check starts so). */
+    private String stale(Generation gen, boolean notYet) {
+        long now = nanos.getAsLong();
         for (Slot s : gen.slots.values()) {
-            Instant at = s.finishedAt;
-            if (at == null) {
-                return "check " + s.check.name() + " has not run yet";
+            if (s.finishedAt == null) {
+                if (notYet) {
+                    return "check " + s.check.name() + " has not run yet";
+                }
+                continue;
             }
             if (stillHung(s)) {
                 continue;
             }
-            Duration age = Duration.between(at, now);
+            Duration age = Duration.ofNanos(now - s.finishedNanos);
             if (age.compareTo(s.every.multipliedBy(2)) > 0) {
                 return "check " + s.check.name() + " last finished " + age.toSeconds() + "s ago, more than two of its intervals";
             }
@@ -1054,6 +1083,16 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         log.println("nhc daemon: " + line);
     }
 
+    @Override
+    public void fatal(String why) {
+        Consumer<String> exit = fatalExit;
+        if (exit != null) {
+            exit.accept(why);
+        } else {
+            log(why);
+        }
+    }
+
     private Map<String, String> pluginLabels() {
         Map<String, String> out = new LinkedHashMap<>();
         running.forEach(p -> out.putAll(p.metricLabels()));
@@ -1086,6 +1125,10 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
         if (reloadProblem != null) {
             problems.add(reloadProblem);
+        }
+        String behind = gen == null ? null : stale(gen, false);
+        if (behind != null) {
+            problems.add("the schedule is behind: " + behind);
         }
         List<String> unavailable = new ArrayList<>();
         for (DaemonPlugin p : running) {

@@ -173,47 +173,38 @@ row_ep_resets() {
   daemon_stop
 }
 
+# ep_exchange PORT REQUESTS: REQUESTS (\r\n written as such) in one write; all that comes back, on stdout
+ep_exchange() {
+  python3 - "$1" "$2" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(sys.argv[2].encode().decode("unicode_escape").encode("latin-1"))
+data = b""
+try:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        data += b
+except OSError:
+    pass
+print(data.decode("latin-1"))
+PY
+}
+# ep_statuses FILE: the status lines in it (a body need not end with a newline: the next answer follows on its line)
+ep_statuses() { grep -o 'HTTP/1\.1 [0-9][0-9][0-9] [A-Za-z ]*' "$1"; }
+
 row_ep_pipelining() {
   local d=$T/ep-pipe; mkdir -p "$d"
   ep_daemon "$d" "" || return 1
-  python3 - "$EP_STATUS" >"$d/pipe.txt" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
-req = "".join("GET %s HTTP/1.1\r\nHost: x\r\n%s\r\n" % (p, "Connection: close\r\n" if i == 3 else "")
-              for i, p in enumerate(["/healthz", "/v1/verdict", "/metrics", "/healthz"]))
-s.sendall(req.encode())
-data = b""
-try:
-    while True:
-        b = s.recv(65536)
-        if not b:
-            break
-        data += b
-except OSError:
-    pass
-print(data.decode("latin-1"))
-PY
-  # Status lines (a body need not end with a newline: the next answer follows on the same line).
-  local answers; answers=$(grep -o 'HTTP/1\.1 [0-9][0-9][0-9] [A-Za-z ]*' "$d/pipe.txt" | wc -l)
-  note "4 pipelined requests (/healthz, /v1/verdict, /metrics, /healthz with Connection: close) in one write: $answers answers ($(grep -o 'HTTP/1\.1 [0-9][0-9][0-9] [A-Za-z ]*' "$d/pipe.txt" | cut -c10- | tr '\n' ',' | sed 's/,$//'))"
+  local h='Host: x\r\n'
+  ep_exchange "$EP_STATUS" "GET /healthz HTTP/1.1\r\n$h\r\nGET /v1/verdict HTTP/1.1\r\n$h\r\nGET /metrics HTTP/1.1\r\n$h\r\nGET /healthz HTTP/1.1\r\n${h}Connection: close\r\n\r\n" >"$d/pipe.txt"
+  local answers; answers=$(ep_statuses "$d/pipe.txt" | wc -l)
+  note "4 pipelined requests (/healthz, /v1/verdict, /metrics, /healthz with Connection: close) in one write: $answers answers ($(ep_statuses "$d/pipe.txt" | cut -c10- | tr '\n' ',' | sed 's/,$//'))"
   [ "$answers" = 4 ] || miss "$answers answers to 4 pipelined requests"
   # A request with a body, then another: both answered, or the first answer says the connection ends.
-  python3 - "$EP_STATUS" >"$d/body.txt" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
-s.sendall(b"POST /v1/recheck HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhelloGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-data = b""
-try:
-    while True:
-        b = s.recv(65536)
-        if not b:
-            break
-        data += b
-except OSError:
-    pass
-print(data.decode("latin-1"))
-PY
-  answers=$(grep -o 'HTTP/1\.1 [0-9][0-9][0-9] [A-Za-z ]*' "$d/body.txt" | wc -l)
+  ep_exchange "$EP_STATUS" "POST /v1/recheck HTTP/1.1\r\n${h}Content-Length: 5\r\n\r\nhelloGET /healthz HTTP/1.1\r\n${h}Connection: close\r\n\r\n" >"$d/body.txt"
+  answers=$(ep_statuses "$d/body.txt" | wc -l)
   if [ "$answers" = 2 ] || { [ "$answers" = 1 ] && grep -q -i '^Connection: close' "$d/body.txt"; }; then
     note "a POST with a body, then a GET, in one write: $answers answer(s)$( [ "$answers" = 1 ] && echo ', the first with Connection: close (the client sends the GET again)')"
   else

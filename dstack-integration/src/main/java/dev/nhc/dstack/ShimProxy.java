@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.nhc.daemon.FdBudget;
 import dev.nhc.daemon.HostPort;
 import dev.nhc.daemon.JdkHttpServers;
+import dev.nhc.daemon.http.FrontLimits;
 import dev.nhc.daemon.http.HttpAnswer;
 import dev.nhc.daemon.http.HttpFront;
 import dev.nhc.engine.config.OnUnknown;
@@ -99,7 +100,7 @@ public final class ShimProxy implements AutoCloseable {
      * server behind gets at most the relayed ones, and its queue ({@link #FRONT_THREADS} threads,
      * 4096 waiting) never refuses one: a refused exchange's connection was never closed.
      */
-    static final HttpFront.Limits LIMITS = new HttpFront.Limits(Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10),
+    static final FrontLimits LIMITS = new FrontLimits(Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10),
             FdBudget.connections(4096, 0.5), FdBudget.connections(1024, 0.25), FdBudget.connections(512, 0.07), 8L * 1024 * 1024);
 
     /**

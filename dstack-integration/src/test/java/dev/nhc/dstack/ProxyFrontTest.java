@@ -1,5 +1,6 @@
 package dev.nhc.dstack;
 
+import dev.nhc.daemon.http.FrontLimits;
 import dev.nhc.daemon.http.HttpFront;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,7 +50,7 @@ class ProxyFrontTest {
         }, ShimProxy.LIMITS.withDeadlines(Duration.ofMillis(500), Duration.ofSeconds(30), Duration.ofSeconds(10)));
     }
 
-    private HttpFront front(Supplier<CompletableFuture<byte[]>> health, HttpFront.Limits limits) throws IOException {
+    private HttpFront front(Supplier<CompletableFuture<byte[]>> health, FrontLimits limits) throws IOException {
         return new HttpFront("dstack proxy", new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", backend.address().port()),
                 ShimProxy.healthRoute(ShimProxy.HEALTH_PATH, health), limits, fatal::set).start();
     }

@@ -63,11 +63,6 @@ final class LineServer implements AutoCloseable {
         return this;
     }
 
-    /** Connections open now (for tests). */
-    int open() {
-        return all.size();
-    }
-
     private final class Conn {
         final SocketChannel ch;
         final SelectionKey key;

@@ -1,6 +1,7 @@
 package dev.nhc.daemon;
 
 import com.fasterxml.jackson.jr.ob.JSON;
+import dev.nhc.daemon.http.FrontLimits;
 import dev.nhc.daemon.http.HttpAnswer;
 import dev.nhc.daemon.http.HttpFront;
 import dev.nhc.daemon.http.RequestHead;
@@ -36,7 +37,7 @@ import java.util.function.Supplier;
  */
 public final class StatusServer implements AutoCloseable {
     /** Few clients (Prometheus, systemd, an admin's curl): small limits, sized to the process's file descriptors. */
-    static final HttpFront.Limits LIMITS = new HttpFront.Limits(Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10),
+    static final FrontLimits LIMITS = new FrontLimits(Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10),
             FdBudget.connections(256, 0.05), FdBudget.connections(64, 0.02), 0, 1024 * 1024);
     private static final int QUEUE = 32;
 
@@ -54,7 +55,7 @@ public final class StatusServer implements AutoCloseable {
     }
 
     StatusServer(HostPort listen, Supplier<DaemonStatus> status, NhcMetrics metrics, String token, Runnable recheck,
-                 Consumer<String> fatal, HttpFront.Limits limits) throws IOException {
+                 Consumer<String> fatal, FrontLimits limits) throws IOException {
         this.status = status;
         this.recheck = recheck;
         this.token = token;

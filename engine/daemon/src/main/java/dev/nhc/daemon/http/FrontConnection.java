@@ -65,7 +65,7 @@ final class FrontConnection {
     /** Ends this connection if it is past its deadline. */
     void sweep(long now) {
         long in = now - since;
-        HttpFront.Limits l = front.limits;
+        FrontLimits l = front.limits;
         if (state == State.IDLE && in > l.idle().toNanos()) {
             close();
         } else if (state == State.HEAD && in > l.head().toNanos()) {

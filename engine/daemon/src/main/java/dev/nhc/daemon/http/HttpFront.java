@@ -13,7 +13,6 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -43,7 +42,7 @@ import java.util.function.Consumer;
  * handler on it log a stack trace. Netty or Jetty would do this and much more, at several MiB of
  * classes in a daemon that must stay under 96 MB; this is the one piece nhc keeps for it.
  *
- * <p>What clients cannot do ({@link Limits}): take longer than {@code head} to send a request head
+ * <p>What clients cannot do ({@link FrontLimits}): take longer than {@code head} to send a request head
  * once started (then 408 and close), idle between requests longer than {@code idle}, take longer
  * than {@code write} to read an answer (then reset), hold more than {@code maxConnections}
  * connections, or more than {@code perClient} from one address. At either limit the connection that
@@ -85,22 +84,6 @@ public final class HttpFront implements AutoCloseable {
         CompletableFuture<HttpAnswer> answer(RequestHead head);
     }
 
-    /** What clients may make the front hold, and for how long (see the class comment). */
-    public record Limits(Duration head, Duration idle, Duration write, int maxConnections, int perClient, int maxRelayed,
-                         long headBudget) {
-        public Limits withDeadlines(Duration head, Duration idle, Duration write) {
-            return new Limits(head, idle, write, maxConnections, perClient, maxRelayed, headBudget);
-        }
-
-        public Limits withConnections(int maxConnections, int perClient) {
-            return new Limits(head, idle, write, maxConnections, perClient, maxRelayed, headBudget);
-        }
-
-        public Limits withHeadBudget(long headBudget) {
-            return new Limits(head, idle, write, maxConnections, perClient, maxRelayed, headBudget);
-        }
-    }
-
     /** One client address: its connections, and those of them waiting without a request in progress, oldest first. */
     static final class Client {
         int connections;
@@ -112,7 +95,7 @@ public final class HttpFront implements AutoCloseable {
     final Selector selector;
     final InetSocketAddress backend;
     final Routes routes;
-    final Limits limits;
+    final FrontLimits limits;
     final BadConnectionLog bad;
     private final Consumer<String> fatal;
     private final Thread loop;
@@ -142,7 +125,7 @@ public final class HttpFront implements AutoCloseable {
      * @param backend the server behind, or null: then the routes answer everything
      * @param fatal   told why, once, when the loop stopped on its own
      */
-    public HttpFront(String name, InetSocketAddress listen, InetSocketAddress backend, Routes routes, Limits limits,
+    public HttpFront(String name, InetSocketAddress listen, InetSocketAddress backend, Routes routes, FrontLimits limits,
                      Consumer<String> fatal) throws IOException {
         this.name = name;
         this.limits = limits;
@@ -295,28 +278,43 @@ public final class HttpFront implements AutoCloseable {
     private void accept() throws IOException {
         SocketChannel ch;
         while ((ch = listener.accept()) != null) {
-            InetAddress from = ((InetSocketAddress) ch.getRemoteAddress()).getAddress();
-            Client client = clients.computeIfAbsent(from, a -> new Client());
-            if (client.connections >= limits.perClient() && !evictOldest(client.waiting, "connections from " + from.getHostAddress(),
-                    limits.perClient())) {
-                refuse(ch, from, "already " + client.connections + " connections from it, each with a request in progress");
-                dropIfUnused(from, client);
-                continue;
+            try {
+                admit(ch);
+            } catch (IOException e) {
+                // Reset before it was set up: only this connection is lost (accepting goes on).
+                bad.bad("a connection was lost as it was accepted (" + e.getMessage() + ")");
+                try {
+                    ch.close();
+                } catch (IOException ignored) {
+                    // nothing more to do with it
+                }
             }
-            if (conns.size() >= limits.maxConnections() && !evictOldest(waiting, "connections", limits.maxConnections())) {
-                refuse(ch, from, "already " + conns.size() + " connections, each with a request in progress");
-                dropIfUnused(from, client);
-                continue;
-            }
-            ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            FrontConnection c = new FrontConnection(this, ch, from, client);
-            c.clientKey = ch.register(selector, SelectionKey.OP_READ, c);
-            conns.add(c);
-            client.connections++;
-            headBytes += c.in.capacity();
-            waiting(c);
         }
+    }
+
+    /** Takes a new connection in, making room or refusing it at a limit. */
+    private void admit(SocketChannel ch) throws IOException {
+        InetAddress from = ((InetSocketAddress) ch.getRemoteAddress()).getAddress();
+        ch.configureBlocking(false);
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        Client client = clients.computeIfAbsent(from, a -> new Client());
+        if (client.connections >= limits.perClient() && !evictOldest(client.waiting, "connections from " + from.getHostAddress(),
+                limits.perClient())) {
+            refuse(ch, from, "already " + client.connections + " connections from it, each with a request in progress");
+            dropIfUnused(from, client);
+            return;
+        }
+        if (conns.size() >= limits.maxConnections() && !evictOldest(waiting, "connections", limits.maxConnections())) {
+            refuse(ch, from, "already " + conns.size() + " connections, each with a request in progress");
+            dropIfUnused(from, client);
+            return;
+        }
+        FrontConnection c = new FrontConnection(this, ch, from, client);
+        c.clientKey = ch.register(selector, SelectionKey.OP_READ, c);
+        conns.add(c);
+        client.connections++;
+        headBytes += c.in.capacity();
+        waiting(c);
     }
 
     /** Closes the connection of {@code among} that has waited longest, to make room; false when none waits. */
@@ -334,7 +332,6 @@ public final class HttpFront implements AutoCloseable {
     private void refuse(SocketChannel ch, InetAddress from, String why) {
         bad.bad(from.getHostAddress() + ": refused, " + why);
         try {
-            ch.configureBlocking(false);
             ch.write(ByteBuffer.wrap(("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n\r\n")
                     .getBytes(StandardCharsets.ISO_8859_1)));
         } catch (IOException ignored) {

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The front alone, answering everything itself: what clients can and cannot make it hold. */
 class HttpFrontTest {
     private static final byte[] BODY = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
-    private static final HttpFront.Limits LIMITS = new HttpFront.Limits(Duration.ofSeconds(10), Duration.ofSeconds(30),
+    private static final FrontLimits LIMITS = new FrontLimits(Duration.ofSeconds(10), Duration.ofSeconds(30),
             Duration.ofSeconds(10), 64, 16, 0, 1024 * 1024);
 
     private final List<HttpFront> fronts = new ArrayList<>();
@@ -43,7 +43,7 @@ class HttpFrontTest {
         assertEquals(null, fatal.get());
     }
 
-    private HttpFront front(HttpFront.Limits limits) throws IOException {
+    private HttpFront front(FrontLimits limits) throws IOException {
         HttpFront f = new HttpFront("test", new InetSocketAddress("127.0.0.1", 0), null, h -> switch (h.path()) {
             case "/x" -> CompletableFuture.completedFuture(HttpAnswer.json(200, "OK", BODY));
             case "/pending" -> pending;

@@ -44,7 +44,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 
 /**
  * {@code nhc daemon}: every check of the plan on its own schedule ({@code every:}, else
@@ -78,10 +77,12 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private final PlanSource source;
     private final PlanExecutor executor;
     private final SeverityPolicy policy;
-    /** Wall-clock time: only for what is shown and saved (a verdict's time, an every: check's last run across restarts). */
+    /**
+     * Wall-clock time: only for what is shown and saved (a verdict's time, an every: check's last run
+     * across restarts). Every schedule, deadline and age is System.nanoTime's, which a clock stepped
+     * back or forth (NTP, an admin) does not move.
+     */
     private final Clock clock;
-    /** Monotonic time (System.nanoTime): every schedule, deadline and age; a clock stepped back or forth changes none. */
-    private final LongSupplier nanos;
     private final String node;
     private final PrintStream log;
     private final Map<Class<?>, Object> services;
@@ -186,17 +187,10 @@ public final class Daemon implements DaemonContext, AutoCloseable {
      */
     public Daemon(PlanSource source, PlanExecutor executor, Clock clock, String node, PrintStream log,
                   Map<Class<?>, Object> services, List<DaemonPlugin> plugins) {
-        this(source, executor, clock, System::nanoTime, node, log, services, plugins);
-    }
-
-    /** @param nanos the monotonic clock every schedule is measured on (System.nanoTime outside tests) */
-    Daemon(PlanSource source, PlanExecutor executor, Clock clock, LongSupplier nanos, String node, PrintStream log,
-           Map<Class<?>, Object> services, List<DaemonPlugin> plugins) {
         this.source = source;
         this.executor = executor;
         this.policy = executor.policy();
         this.clock = clock;
-        this.nanos = nanos;
         this.node = node;
         this.log = log;
         this.services = Map.copyOf(services);
@@ -297,14 +291,14 @@ public final class Daemon implements DaemonContext, AutoCloseable {
      * for that, up to the config's deadline, rather than fail.
      */
     private RunLock takeRunLock(Plan plan) throws IOException {
-        long until = nanos.getAsLong() + plan.settings().deadline().toNanos();
+        long until = System.nanoTime() + plan.settings().deadline().toNanos();
         String[] holder = new String[1];
         while (true) {
             Optional<RunLock> l = RunLock.tryAcquire(plan.settings().stateDir(), holder, RunLock.DAEMON);
             if (l.isPresent()) {
                 return l.get();
             }
-            if (nanos.getAsLong() - until > 0) {
+            if (System.nanoTime() - until > 0) {
                 throw new IOException("another nhc holds the run lock in " + plan.settings().stateDir() + " (" + holder[0]
                         + "); is a daemon already running? Only one may write a node's state");
             }
@@ -633,7 +627,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             }
             runs.rerun.set(false);
         }
-        long start = nanos.getAsLong();
+        long start = System.nanoTime();
         CompletableFuture<CheckResult> run;
         try {
             run = CompletableFuture.supplyAsync(() -> runOnce(s, fromSaved), workers);
@@ -683,7 +677,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 return due.compareTo(s.every) > 0 ? s.every : due;
             }
         }
-        return s.every.minusNanos(nanos.getAsLong() - startNanos);
+        return s.every.minusNanos(System.nanoTime() - startNanos);
     }
 
     /**
@@ -727,7 +721,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
      */
     private CheckResult failed(Slot s, long startNanos, Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-        long ms = (nanos.getAsLong() - startNanos) / 1_000_000;
+        long ms = (System.nanoTime() - startNanos) / 1_000_000;
         CheckStatus status;
         String why;
         Finding raw;
@@ -754,7 +748,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
         s.last = result;
         s.finishedAt = clock.instant();
-        s.finishedNanos = nanos.getAsLong();
+        s.finishedNanos = System.nanoTime();
         // What the executor wrote for this check besides its own section (saved by the executor as the probe ended).
         save(s.gen, List.of("rules." + s.check.name(), "schedule"));
         rebuildVerdict(s.gen);
@@ -1021,7 +1015,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
 
     /** {@code notYet}: a check that has not run yet counts as stale (not for /healthz: every check starts so). */
     private String stale(Generation gen, boolean notYet) {
-        long now = nanos.getAsLong();
+        long now = System.nanoTime();
         for (Slot s : gen.slots.values()) {
             if (s.finishedAt == null) {
                 if (notYet) {

@@ -365,7 +365,7 @@ EOF
     out=$(head -c 300 "$d/out" | tr '\n' ' '); err=$(grep -m1 '^nhc:' "$d/err" | cut -c1-150)
     note "$cmd under ulimit -v 400000: exit $rc; stdout \"$out\"; stderr \"$err\""
     [ "$rc" = 3 ] || miss "$cmd: exit $rc when Java cannot start (must be 3, nhc's own error, never 1)"
-    [ "$(wc -l <"$d/out")" -le 1 ] && grep -q '^nhc: internal error: Java could not run nhc' "$d/out" || miss "$cmd: stdout is not the one short line for slurmd's log"
+    [ "$(wc -l <"$d/out")" -le 1 ] && grep -q "^nhc: internal error: Java could not run nhc (exit 1)$" "$d/out" || miss "$cmd: stdout is not the one short line for slurmd's log"
     grep -q 'Could not reserve\|Error occurred during initialization' "$d/out" && miss "$cmd: the JVM's own message is on stdout"
     [ -n "$err" ] || miss "$cmd: nothing on stderr says why"
   done

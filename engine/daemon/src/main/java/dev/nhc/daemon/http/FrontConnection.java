@@ -147,7 +147,7 @@ final class FrontConnection {
         state = State.ANSWER;
         front.busy(this);
         if (answer.isDone()) {
-            respond(answer.getNow(null));
+            respond(answer.isCompletedExceptionally() ? null : answer.getNow(null));
         } else {
             clientInterest(0);
             answer.whenComplete((a, error) -> {

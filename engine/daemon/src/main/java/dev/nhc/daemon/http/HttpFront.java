@@ -71,6 +71,8 @@ public final class HttpFront implements AutoCloseable {
     private static final int MAX_LOOP_FAILURES = 3;
     private static final long FAILURE_WINDOW_NANOS = 60_000_000_000L;
     private static final int BACKLOG = 1024;
+    /** Connections taken from the backlog per round of the loop; the rest wait in it for the next round. */
+    private static final int ACCEPTS_PER_ROUND = 64;
     static final long SWEEP_NANOS = 100_000_000L;
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
 
@@ -213,6 +215,7 @@ public final class HttpFront implements AutoCloseable {
                 while ((task = tasks.poll()) != null) {
                     task.run();
                 }
+                boolean acceptable = false;
                 Iterator<SelectionKey> it = selector.selectedKeys().iterator();
                 while (it.hasNext()) {
                     SelectionKey k = it.next();
@@ -221,14 +224,7 @@ public final class HttpFront implements AutoCloseable {
                         continue;
                     }
                     if (k.channel() == listener) {
-                        try {
-                            accept();
-                        } catch (IOException e) {
-                            // Out of file descriptors, say: the connection stays queued and would wake us at once again.
-                            bad.bad("cannot accept a connection (" + e.getMessage() + "); pausing accepts for a moment");
-                            listenerKey.interestOps(0);
-                            acceptPausedUntil = System.nanoTime() + SWEEP_NANOS;
-                        }
+                        acceptable = true;
                         continue;
                     }
                     FrontConnection c = (FrontConnection) k.attachment();
@@ -241,6 +237,18 @@ public final class HttpFront implements AutoCloseable {
                         // A StackOverflowError, say: ending this connection frees what it held.
                         bad.bad(c.peer() + ": " + e);
                         c.abort();
+                    }
+                }
+                // New connections only after what the connections we hold sent has been read, and only so many
+                // a round: a poll whose head has come is answered before a flood of connects can make room by closing it.
+                if (acceptable) {
+                    try {
+                        accept();
+                    } catch (IOException e) {
+                        // Out of file descriptors, say: the connection stays queued and would wake us at once again.
+                        bad.bad("cannot accept a connection (" + e.getMessage() + "); pausing accepts for a moment");
+                        listenerKey.interestOps(0);
+                        acceptPausedUntil = System.nanoTime() + SWEEP_NANOS;
                     }
                 }
                 long now = System.nanoTime();
@@ -277,7 +285,7 @@ public final class HttpFront implements AutoCloseable {
 
     private void accept() throws IOException {
         SocketChannel ch;
-        while ((ch = listener.accept()) != null) {
+        for (int n = 0; n < ACCEPTS_PER_ROUND && (ch = listener.accept()) != null; n++) {
             try {
                 admit(ch);
             } catch (IOException e) {

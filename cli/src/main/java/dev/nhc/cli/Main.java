@@ -36,7 +36,10 @@ public final class Main implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(run(args));
+        int code = run(args);
+        // Run by bin/nhc: "a check failed" gets its own status, since a JVM that cannot start exits 1 too;
+        // the launcher turns it back into 1 and anything else the JVM ends with into 3 (see bin/nhc).
+        System.exit(code == ExitCodes.FAIL && System.getProperty("nhc.launcher") != null ? ExitCodes.FAIL_VIA_LAUNCHER : code);
     }
 
     /**

@@ -54,6 +54,18 @@ class ConfigErrorTest {
         assertEquals("nhc.yaml:5:27: check 'root-fs' fail: used_percent: field used_percent is in %; '5GB' is not (that is a size)", only(e));
     }
 
+    /** 1e309 is Infinity as a double: a rule that can never fire must not load as if it could. */
+    @Test
+    void numbersBeyondADoubleAreRejectedAtTheCondition() {
+        ConfigException e = rules.error(CHECK + "    fail: { used_percent: \"> 1e309%\", free_bytes: \"< 1e400GiB\" }\n");
+        List<String> p = e.problems().stream().map(ConfigProblem::toString).toList();
+        assertEquals(List.of(
+                "nhc.yaml:5:27: check 'root-fs' fail: used_percent: '1e309%' is too large a number to compare with (at most about 1.7e308)",
+                "nhc.yaml:5:51: check 'root-fs' fail: free_bytes: '1e400GiB' is too large a number to compare with (at most about 1.7e308)"), p);
+        ConfigException bare = rules.error(CHECK + "    fail: { count: 1e309 }\n");
+        assertTrue(only(bare).contains("'1e309' is too large a number to compare with"), only(bare));
+    }
+
     @Test
     void percentWithAFractionLoads() throws Exception {
         var check = rules.checkYaml(CHECK + "    fail: { used_percent: \"> 99.9%\" }\n");

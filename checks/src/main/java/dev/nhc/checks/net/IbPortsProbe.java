@@ -206,7 +206,13 @@ public final class IbPortsProbe implements Probe {
             List<String> missing = missingDevices(all, devices, layer);
             node.put("devices_missing", (long) missing.size()).put("devices_missing_names", missing.isEmpty() ? null : named(missing));
         }
-        ProbeResult.Builder out = ProbeResult.builder().observe(node.build());
+        ProbeResult.Builder out = ProbeResult.builder();
+        List<String> problems = source.problems();
+        // A capture that showed no port at all, only lines that are not ibstat's, counts nothing.
+        out.observe(problems.isEmpty() || !all.isEmpty() ? node.build() : Observation.unreadable(Entity.NODE, String.join("; ", problems)));
+        if (!all.isEmpty()) {
+            problems.forEach(problem -> out.observe(Observation.unreadable(Entity.NODE, problem)));
+        }
         ports.forEach(out::observe);
         return out.build();
     }

@@ -14,4 +14,9 @@ public interface IbPortsSource {
 
     /** Whether the ports carry error counters (ibstat prints none: no rates, no flap rules in a replay). */
     boolean hasCounters();
+
+    /** What the source holds that could not be read as a whole (a captured line that is not ibstat's), each with its place. */
+    default List<String> problems() {
+        return List.of();
+    }
 }

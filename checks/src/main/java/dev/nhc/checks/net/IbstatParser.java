@@ -23,8 +23,9 @@ import java.util.regex.Pattern;
  * <p>ibstat stops with {@code ibpanic: [pid] main: stat of IB device 'mlx5_8' failed: ...} at the
  * first device it cannot read; with stdout and stderr in one file that line may come before or
  * after what was printed (stdout is buffered). Those lines are kept as notes and the devices printed
- * are judged. What is not certain is an error naming its line: a device with fewer port blocks than
- * its {@code Number of ports}, a port block without its state or rate, a line that is not ibstat's.
+ * are judged. What is not certain is said with its line and never passes: a port block without its
+ * state or rate, or missing from its device ({@code Number of ports} says more), is a port that could
+ * not be read; a line that is not ibstat's is a problem of the capture as a whole.
  */
 public final class IbstatParser {
     private static final Pattern DEVICE = Pattern.compile("(CA|Switch|Router|iWARP RNIC|\\?\\?\\?)(:?) '(.+)'");
@@ -60,15 +61,20 @@ public final class IbstatParser {
      * Reads a capture file. Throws {@link CaptureFile.Refused} naming the file when it is missing,
      * larger than ibstat output of a node can be (4 MiB; a pipe is bounded while reading), or not text.
      */
-    public static IbstatCapture parse(Path file) throws IOException, IbstatParseException {
-        return parse(file.toString(), CaptureFile.readText(file, MAX_BYTES));
+    public static IbstatCapture parse(Path file) throws IOException {
+        return parse(file, file.toString());
     }
 
-    public static IbstatCapture parse(String source, String text) throws IbstatParseException {
+    /** The same, naming the capture {@code shown} in what the report says. */
+    public static IbstatCapture parse(Path file, String shown) throws IOException {
+        return parse(shown, CaptureFile.readText(file, MAX_BYTES));
+    }
+
+    public static IbstatCapture parse(String source, String text) {
         return new IbstatParser(source).read(text);
     }
 
-    private IbstatCapture read(String text) throws IbstatParseException {
+    private IbstatCapture read(String text) {
         String[] lines = text.split("\r?\n", -1);
         for (int i = 0; i < lines.length && problems.size() < 10; i++) {
             line(i + 1, lines[i].strip());
@@ -77,10 +83,7 @@ public final class IbstatParser {
         if (problems.isEmpty() && seen.isEmpty() && panics.isEmpty()) {
             problems.add("no device header such as CA 'mlx5_0': this is not ibstat output");
         }
-        if (!problems.isEmpty()) {
-            throw new IbstatParseException(source, problems);
-        }
-        return new IbstatCapture(source, ports, panics);
+        return new IbstatCapture(source, ports, panics, problems);
     }
 
     private void line(int n, String line) {
@@ -136,12 +139,7 @@ public final class IbstatParser {
         switch (key) {
             case "State" -> state = value;
             case "Physical state" -> phys = value;
-            case "Rate" -> {
-                rate = value;
-                if (Rates.gbps(value) == null) {
-                    problems.add("line " + n + ": the rate of port " + device + "/" + port + " is not a number of Gb/s: '" + cut(value) + "'");
-                }
-            }
+            case "Rate" -> rate = value;
             case "Link layer" -> layer = value;
             default -> {
                 // Base lid, LMC, SM lid, capability mask, GUID: not judged
@@ -164,8 +162,10 @@ public final class IbstatParser {
         if (rate == null) {
             missing.add("Rate");
         }
-        if (!missing.isEmpty()) {
-            problems.add(where + " has no " + String.join(", ", missing) + " (a cut-off capture?)");
+        if (rate != null && Rates.gbps(rate) == null) {
+            ports.add(IbPort.unreadable(device, port, where + ": its rate is not a number of Gb/s: '" + cut(rate) + "'"));
+        } else if (!missing.isEmpty()) {
+            ports.add(IbPort.unreadable(device, port, where + " has no " + String.join(", ", missing) + ": the capture is cut off there"));
         } else {
             String s = STATES.getOrDefault(state, state.toUpperCase(Locale.ROOT));
             ports.add(new IbPort(device, port, s, phys, Rates.gbps(rate), Rates.speed(rate),
@@ -181,8 +181,10 @@ public final class IbstatParser {
     private void endDevice() {
         endPort();
         if (device != null && isCa && declaredPorts != null && portBlocks < declaredPorts) {
-            problems.add("line " + deviceLine + ": CA '" + device + "' has " + declaredPorts + " ports but " + portBlocks
-                    + " port blocks follow (a cut-off capture, or 'ibstat -s'? nhc needs the full output)");
+            for (int p = portBlocks + 1; p <= declaredPorts; p++) {
+                ports.add(IbPort.unreadable(device, p, "line " + deviceLine + ": CA '" + device + "' has " + declaredPorts + " ports but "
+                        + portBlocks + " port blocks follow: port " + p + " is not in the capture (cut off, or 'ibstat -s'? nhc needs the full output)"));
+            }
         }
         device = null;
     }

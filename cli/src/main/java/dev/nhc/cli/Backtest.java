@@ -69,9 +69,9 @@ final class Backtest {
                 kind = inputs.recognise(file);
                 if (kind.isEmpty()) {
                     String head = CaptureFile.head(file, 200).lines().filter(l -> !l.isBlank()).findFirst().orElse("");
-                    return new Row(name, null, null, "not a capture nhc reads (nvidia-smi, dcgmi diag or health, a kernel log, ibstat, "
-                            + "a fabric manager log); first line: '" + (head.length() > 60 ? head.substring(0, 60) + "…" : head.strip()) + "'",
-                            List.of());
+                    return new Row(name, null, null, head.isEmpty() ? "the capture is empty: nothing to judge"
+                            : "not a capture nhc reads (nvidia-smi, dcgmi diag or health, a kernel log, ibstat, a fabric manager log); first line: '"
+                            + (head.length() > 60 ? head.substring(0, 60) + "…" : head.strip()) + "'", List.of());
                 }
                 inputs.add(kind.get(), file, name);
             } catch (CaptureFile.Refused | ReplayInputs.Mismatch e) {

@@ -57,6 +57,13 @@ final class DcgmDiagTable {
             this.gpus = gpus;
         }
 
+        /** The outcome of the test on these GPUs, as DCGM 3 lists them on its rows ("Pass - GPUs: 1, 2", "Fail - GPU: 0"). */
+        void byGpus(String outcome, List<Entity> on) {
+            for (Entity g : on) {
+                entities.put(g, outcome);
+            }
+        }
+
         void message(String label, String text) {
             List<String> f = fragments.computeIfAbsent(messageOf, k -> new ArrayList<>());
             if (!label.isEmpty() && !f.isEmpty()) {
@@ -108,6 +115,15 @@ final class DcgmDiagTable {
             if (!left.isEmpty() && !isDetailLabel(left) && st.matches()) {
                 flush(current, results);
                 current = new Test(left, st.group(1), gpus(st.group(2)));
+                current.byGpus(st.group(1), current.gpus);
+            } else if (left.isEmpty() && current != null && st.matches() && !gpus(st.group(2)).isEmpty()) {
+                // DCGM 3: a second outcome of the same test, for other GPUs ("| | Fail - GPU: 0 |")
+                current.byGpus(st.group(1), gpus(st.group(2)));
+            } else if (current == null && isDetailLabel(left) && !right.isBlank() && !left.toLowerCase(Locale.ROOT).startsWith("info")) {
+                // An error or warning whose test row is not in the capture (or that stopped the diag before any test ran)
+                boolean error = left.toLowerCase(Locale.ROOT).startsWith("error");
+                current = new Test("(a test the capture does not name)", error ? "Fail" : "Warn", List.of());
+                current.message(left, right);
             } else if (left.isEmpty() && entity.matches()) {
                 if (current == null) {
                     current = new Test("(a test the capture does not name)", null, List.of());

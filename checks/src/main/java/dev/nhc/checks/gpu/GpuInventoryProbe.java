@@ -99,7 +99,9 @@ public final class GpuInventoryProbe implements Probe {
             return ProbeResult.of(GpuScan.unavailable(e).put("gpu_count", 0L).build());
         }
         List<Observation> all = new ArrayList<>();
-        all.add(gpus);
+        if (!gpus.fields().isEmpty()) {
+            all.add(gpus); // nothing known about the GPUs as a whole: the capture's gap already says so
+        }
         all.addAll(read);
         return new ProbeResult(all, null);
     }

@@ -2,6 +2,7 @@ package dev.nhc.checks.net;
 
 import dev.nhc.checks.DecimalDigits;
 import dev.nhc.checks.capture.CaptureFile;
+import dev.nhc.checks.capture.ShellPrompt;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,14 +23,15 @@ import java.util.regex.Pattern;
  *
  * <p>ibstat stops with {@code ibpanic: [pid] main: stat of IB device 'mlx5_8' failed: ...} at the
  * first device it cannot read; with stdout and stderr in one file that line may come before or
- * after what was printed (stdout is buffered). Those lines are kept as notes and the devices printed
- * are judged. What is not certain is said with its line and never passes: a port block without its
+ * after what was printed (stdout is buffered). Those lines are kept as notes, the devices printed
+ * are judged, and the device it could not read is a port that could not be read. What is not certain is said with its line and never passes: a port block without its
  * state or rate, or missing from its device ({@code Number of ports} says more), is a port that could
  * not be read; a line that is not ibstat's is a problem of the capture as a whole.
  */
 public final class IbstatParser {
     private static final Pattern DEVICE = Pattern.compile("(CA|Switch|Router|iWARP RNIC|\\?\\?\\?)(:?) '(.+)'");
     private static final Pattern PORT = Pattern.compile("Port (\\d+):");
+    private static final Pattern STAT_FAILED = Pattern.compile("stat of IB device '([^']+)' failed");
     private static final long MAX_BYTES = 4L << 20;
     private static final Map<String, String> STATES = Map.of("Active", IbPort.ACTIVE, "Down", "DOWN",
             "Initializing", "INIT", "Armed", "ARMED");
@@ -39,6 +41,8 @@ public final class IbstatParser {
     private final List<IbPort> ports = new ArrayList<>();
     private final List<String> panics = new ArrayList<>();
     private final Set<String> seen = new HashSet<>();
+    /** A port or a device is cut short: what is missing from the capture is not known to be missing from the node. */
+    private boolean cut;
 
     private String device;
     private boolean isCa;
@@ -83,15 +87,24 @@ public final class IbstatParser {
         if (problems.isEmpty() && seen.isEmpty() && panics.isEmpty()) {
             problems.add("no device header such as CA 'mlx5_0': this is not ibstat output");
         }
-        return new IbstatCapture(source, ports, panics, problems);
+        return new IbstatCapture(source, ports, panics, problems, cut || !problems.isEmpty());
     }
 
     private void line(int n, String line) {
         if (line.isEmpty()) {
             return;
         }
+        if (ShellPrompt.isCommand(line)) {
+            return; // the command line pasted above the output
+        }
         if (line.startsWith("ibpanic:") || line.startsWith("ibwarn:")) {
             panics.add(line);
+            Matcher failed = STAT_FAILED.matcher(line);
+            if (failed.find()) {
+                // a device ibstat knows of and could not read: its ports are not known to be up
+                ports.add(IbPort.unreadable(failed.group(1), IbPort.NO_PORT, "line " + n + ": ibstat could not read " + failed.group(1)
+                        + " ('" + cut(line) + "')"));
+            }
             return;
         }
         Matcher d = DEVICE.matcher(line);
@@ -165,6 +178,7 @@ public final class IbstatParser {
         if (rate != null && Rates.gbps(rate) == null) {
             ports.add(IbPort.unreadable(device, port, where + ": its rate is not a number of Gb/s: '" + cut(rate) + "'"));
         } else if (!missing.isEmpty()) {
+            cut = true;
             ports.add(IbPort.unreadable(device, port, where + " has no " + String.join(", ", missing) + ": the capture is cut off there"));
         } else {
             String s = STATES.getOrDefault(state, state.toUpperCase(Locale.ROOT));
@@ -180,7 +194,14 @@ public final class IbstatParser {
 
     private void endDevice() {
         endPort();
+        if (device != null && declaredPorts == null && portBlocks == 0) {
+            cut = true;
+            // a header alone ('ibstat | grep mlx5', or cut right after it): the device has ports nobody has seen
+            ports.add(IbPort.unreadable(device, IbPort.NO_PORT, "line " + deviceLine + ": the capture shows " + device
+                    + " but none of its ports (cut off, or filtered with grep?)"));
+        }
         if (device != null && isCa && declaredPorts != null && portBlocks < declaredPorts) {
+            cut = true;
             for (int p = portBlocks + 1; p <= declaredPorts; p++) {
                 ports.add(IbPort.unreadable(device, p, "line " + deviceLine + ": CA '" + device + "' has " + declaredPorts + " ports but "
                         + portBlocks + " port blocks follow: port " + p + " is not in the capture (cut off, or 'ibstat -s'? nhc needs the full output)"));

@@ -23,6 +23,9 @@ public enum CaptureKind {
 
     private static final Pattern FM_LINE = Pattern.compile(
             "^\\[[A-Z][a-z]{2} \\d{1,2} \\d{4} \\d\\d:\\d\\d:\\d\\d] \\[(INFO|ERROR|WARNING|WARN|FATAL|DEBUG)] \\[tid \\d+]");
+    /** A row of dcgmi diag's table: a test's outcome, a DCGM 4 entity's, or a category separator. */
+    private static final Pattern DIAG_ROW = Pattern.compile("(?m)^\\|[^|\\n]*\\|\\s*(?:(?:GPU|Switch|CPU)\\d+: )?(?:Pass|Fail|Warn|Skip)(?:\\s+-\\s+(?:GPUs?:|All)|\\s*\\|)"
+            + "|(?m)^[|+]-----\\s+(?:Deployment|Integration|Hardware|Stress|Metadata)\\s");
     private static final Pattern IBSTAT_DEVICE = Pattern.compile("^(CA|Switch|Router)(:)? '[^']+'\\s*$");
     /** Kernel log lines as dmesg, journalctl, syslog, /dev/kmsg and pstore write them, or NVIDIA's own lines pasted bare. */
     private static final Pattern KERNEL_LINE = Pattern.compile(
@@ -32,7 +35,8 @@ public enum CaptureKind {
                     + "|kern\\s*:\\s*\\w+\\s*:"                                      // dmesg --decode
                     + "|\\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d \\d{4}]" // dmesg -T
                     + "|\\d{4}-\\d\\d-\\d\\d[T ]\\d\\d:\\d\\d:\\d\\d\\S*\\s+(?:\\S+\\s+kernel:|NVRM:|nvidia|mlx5|pcieport|kernel:)" // iso
-                    + "|[A-Z][a-z]{2} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d \\S+ kernel:"    // syslog, journalctl
+                    + "|[A-Z][a-z]{2} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d \\S+ [\\w.@/-]+(?:\\[\\d+])?:"  // syslog, journalctl (any tag: kern.log holds the kernel's)
+                    + "|kernel:\\s*\\[\\s*\\d+\\.\\d+]"                              // syslog's message field alone
                     + "|NVRM: |nvidia-nvswitch\\d*: SXid)");
 
     private final String label;
@@ -67,8 +71,7 @@ public enum CaptureKind {
         if (text.contains("Health Monitor Report") && text.contains("Overall Health")) {
             return DCGMI_HEALTH;
         }
-        if (text.contains("| Diagnostic") || text.contains("Successfully ran diagnostic") || text.matches("(?s).*\\|\\s+GPU\\d+: (Pass|Fail|Warn|Skip).*")
-                || text.matches("(?s).*\\|\\s*(Deployment|Integration|Hardware|Stress|Metadata)\\s.*")) {
+        if (text.contains("| Diagnostic") || text.contains("Successfully ran diagnostic") || DIAG_ROW.matcher(text).find()) {
             return DCGMI_DIAG;
         }
         if (NvidiaSmiCapture.recognises(lines)) {

@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu.capture;
 
 import dev.nhc.checks.capture.CaptureFile;
+import dev.nhc.checks.capture.ShellPrompt;
 import dev.nhc.checks.gpu.GpuData;
 
 import java.io.IOException;
@@ -31,10 +32,7 @@ public final class NvidiaSmiCapture {
     /** @param source names the capture in messages (its file name) */
     public static GpuCapture parse(String source, String text) {
         String[] lines = text.replace("\r\n", "\n").split("\n", -1);
-        int first = 0;
-        while (first < lines.length && lines[first].isBlank()) {
-            first++;
-        }
+        int first = first(lines);
         if (first == lines.length) {
             return GpuCapture.unreadable(source, source + " is empty");
         }
@@ -45,7 +43,7 @@ public final class NvidiaSmiCapture {
                     + " of nvlink --status, or one of its error lines), found '" + SmiQValues.shorten(lines[first].strip()) + "'");
         }
         return switch (form) {
-            case ERRORS -> errorsOnly(source, lines);
+            case ERRORS -> errorsOnly(source, java.util.Arrays.copyOfRange(lines, first, lines.length));
             case QUERY -> NvidiaSmiQParser.parse(source, lines, first);
             case NVLINK -> NvlinkStatusParser.parse(source, lines, first);
             case TABLE -> NvidiaSmiTableParser.parse(source, lines);
@@ -55,18 +53,24 @@ public final class NvidiaSmiCapture {
 
     /** Whether these lines are output of nvidia-smi this class reads. */
     public static boolean recognises(String[] lines) {
+        int first = first(lines);
+        return first < lines.length && form(lines, first) != null;
+    }
+
+    /** The first line of the output: blank lines and the pasted command line above it ({@code $ nvidia-smi -q}) are not. */
+    private static int first(String[] lines) {
         int first = 0;
-        while (first < lines.length && lines[first].isBlank()) {
+        while (first < lines.length && (lines[first].isBlank() || ShellPrompt.isCommand(lines[first]))) {
             first++;
         }
-        return first < lines.length && form(lines, first) != null;
+        return first;
     }
 
     /** The forms of nvidia-smi output, told apart by their first line (the table by its banner). */
     private enum Form { ERRORS, QUERY, NVLINK, TABLE, CSV }
 
     private static Form form(String[] lines, int first) {
-        if (NvidiaSmiErrors.onlyErrors(lines)) {
+        if (NvidiaSmiErrors.onlyErrors(java.util.Arrays.copyOfRange(lines, first, lines.length))) {
             return Form.ERRORS;
         }
         if (NvidiaSmiQParser.looksLike(lines[first])) {

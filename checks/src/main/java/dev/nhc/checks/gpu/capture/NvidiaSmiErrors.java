@@ -54,7 +54,8 @@ final class NvidiaSmiErrors {
                     (lost ? "nvidia-smi cannot open the GPU at " + pci + ": '" : "nvidia-smi could not read the GPU at " + pci + ": '")
                             + s + "'" + (lost ? " (NVML cannot reach it: fallen off the bus or needs a reset; reboot the node)" : ""));
         }
-        if (s.startsWith("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")) {
+        // "couldn't" also as pasted from a page that curled the apostrophe
+        if (s.startsWith("NVIDIA-SMI has failed because it couldn") && s.contains("communicate with the NVIDIA driver")) {
             return new Line(Meaning.NVML_UNAVAILABLE, null, "the NVIDIA driver is not loaded (nvidia-smi: '" + s
                     + "'): check that the nvidia kernel module is loaded (lsmod | grep nvidia) and dmesg for NVRM errors");
         }

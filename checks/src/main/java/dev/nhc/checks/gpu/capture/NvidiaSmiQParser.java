@@ -78,6 +78,10 @@ final class NvidiaSmiQParser {
         SECTIONS.put("Fabric", GpuData.FABRIC);
     }
 
+    /** The section names in lower case: a part pasted or typed by hand may not keep nvidia-smi's capitals. */
+    private static final Set<String> SECTION_NAMES = SECTIONS.keySet().stream().map(k -> k.toLowerCase(java.util.Locale.ROOT))
+            .collect(java.util.stream.Collectors.toUnmodifiableSet());
+
     private final String source;
     private final List<GpuCapture.Gap> gaps = new ArrayList<>();
     /** The GPU and the kind of data being read, for the gap a problem leaves. */
@@ -97,9 +101,14 @@ final class NvidiaSmiQParser {
         if (head.equals(HEADER) || BLOCK.matcher(head).matches()) {
             return true;
         }
+        String key = key(head);
+        return TOP_KEYS.contains(key) || SECTION_NAMES.contains(key.toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** The key of a "key : value" line, or the whole line (a section title). */
+    private static String key(String head) {
         int colon = head.indexOf(" :");
-        String key = colon > 0 ? head.substring(0, colon).strip() : head;
-        return TOP_KEYS.contains(key) || SECTIONS.containsKey(key);
+        return colon > 0 ? head.substring(0, colon).strip() : head;
     }
 
     /** @param first the index of the first line with text */
@@ -113,7 +122,7 @@ final class NvidiaSmiQParser {
         int indent = SmiQTree.indent(lines[first]);
         // A part of one GPU's block: its first line indented, or a section of the block pasted flush left.
         boolean fragment = !head.equals(HEADER) && !BLOCK.matcher(head).matches()
-                && (indent > 0 || !TOP_KEYS.contains(head.contains(" :") ? head.substring(0, head.indexOf(" :")).strip() : head));
+                && (indent > 0 || !TOP_KEYS.contains(key(head)));
         int shift = fragment ? -indent : 0;
         Node root = SmiQTree.build(lines, from, shift, (line, what) -> {
             misplaced.add(new int[] {line});
@@ -164,7 +173,9 @@ final class NvidiaSmiQParser {
             }
         }
         attributeMisplaced(blocks, gpus);
-        if (announced != null && slot != announced && !fragment) {
+        // 'nvidia-smi -q -i 0' announces every GPU and shows one, whole: a choice, not a cut.
+        boolean selection = announced != null && slot < announced && !blocks.isEmpty() && endsWhole(blocks.get(blocks.size() - 1));
+        if (announced != null && slot != announced && !fragment && !selection) {
             int lastLine = root.lastLine();
             gaps.add(new GpuCapture.Gap(null, null, GpuCapture.ALL, slot < announced
                     ? "the capture ends after " + slot + " of the " + announced + " GPUs 'Attached GPUs' announces (line " + attached.line
@@ -187,8 +198,17 @@ final class NvidiaSmiQParser {
         if (gpus.isEmpty() && unavailable == null && !noDevices && gaps.isEmpty()) {
             gaps.add(new GpuCapture.Gap(null, null, GpuCapture.ALL, "no GPU block (a line 'GPU 00000000:3B:00.0' and what is indented under it)"
                     + " in the capture: nvidia-smi -q lists one per GPU"));
+        } else if (provides.isEmpty() && unavailable == null && !noDevices && gpus.stream().allMatch(g -> g.lost == null)) {
+            gaps.add(new GpuCapture.Gap(null, null, GpuCapture.ALL, "nothing nhc judges in it (no section such as ECC Errors, Remapped Rows,"
+                    + " Retired Pages, Temperature or Power Readings)"));
         }
         return new GpuCapture(source, driver, gpus, provides, gaps, unavailable, announced);
+    }
+
+    /** A block that ends with "Processes", the last section nvidia-smi prints for a GPU, was not cut off. */
+    private static boolean endsWhole(Node block) {
+        Node last = block.last();
+        return last != null && last.key.equalsIgnoreCase("Processes");
     }
 
     private static CapturedGpu lost(int index, NvidiaSmiErrors.Line error) {

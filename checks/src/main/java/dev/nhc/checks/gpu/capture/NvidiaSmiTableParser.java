@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
  * a column nhc judges is a value nvidia-smi could not read: a {@link GpuCapture.Gap}.
  */
 final class NvidiaSmiTableParser {
-    private static final Pattern DRIVER = Pattern.compile("Driver Version:\\s*([0-9.]+)");
+    /** "Driver Version: 550.90.07", or from driver 610 "KMD Version: 610.57.04". */
+    private static final Pattern DRIVER = Pattern.compile("(?:Driver|KMD) Version:\\s*([0-9.]+)");
     private static final Pattern FIRST = Pattern.compile(
             "^\\|\\s*(\\d+)\\s+(.*?)\\s+(On|Off|TCC|WDDM)\\s*\\|\\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\\.[0-7])\\s+\\S+\\s*\\|\\s*(.*?)\\s*\\|");
     private static final Pattern SECOND = Pattern.compile(
@@ -39,7 +40,7 @@ final class NvidiaSmiTableParser {
 
     static boolean looksLike(String[] lines) {
         for (String l : lines) {
-            if (l.contains("NVIDIA-SMI ") && l.contains("Driver Version")) {
+            if (l.contains("NVIDIA-SMI ") && (l.contains("Driver Version") || l.contains("KMD Version"))) {
                 return true;
             }
         }

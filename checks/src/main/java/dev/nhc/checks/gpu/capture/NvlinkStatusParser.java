@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -61,9 +62,15 @@ final class NvlinkStatusParser {
                     current.nvlinks.add(null);
                 }
                 current.nvlinks.set(n, up);
-            } else if (line.startsWith("NVML: Unable to retrieve NVLink information as all links are inactive")) {
+            } else if (line.toLowerCase(Locale.ROOT).startsWith("nvml: unable to retrieve nvlink information as all links are inactive")) {
                 // How many links there are is not shown; one inactive link stands for "all down".
                 current.nvlinks.add(Boolean.FALSE);
+            } else if (line.equalsIgnoreCase("Device does not have or support Nvlink")) {
+                current.nvlinks.clear(); // a GPU without NVLink (L40S, PCIe cards): no link to judge
+            } else if (line.equalsIgnoreCase("Nvlink queries are not supported for Devices in MIG mode")) {
+                current.nvlinks = null;
+                current.holds.remove(GpuData.NVLINK);
+                gaps.add(gap(current, "line " + lineNo + ": nvidia-smi cannot read NVLink state while the GPU is in MIG mode ('" + line + "')"));
             } else {
                 gaps.add(gap(current, "line " + lineNo + ": expected 'Link N: <speed>' for GPU " + current.index + ", found '"
                         + SmiQValues.shorten(line) + "'"));

@@ -31,9 +31,10 @@ final class SmiQTree {
             this.line = line;
         }
 
+        /** The child of this name; nvidia-smi's capitals are not relied on ("Retired pages" typed by hand is the same section). */
         Node child(String name) {
             for (Node c : children) {
-                if (c.key.equals(name)) {
+                if (c.key.equalsIgnoreCase(name)) {
                     return c;
                 }
             }

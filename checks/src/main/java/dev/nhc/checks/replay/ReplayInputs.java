@@ -174,7 +174,10 @@ public final class ReplayInputs {
     public List<String> notes() {
         List<String> out = new ArrayList<>();
         if (gpu != null) {
-            out.add("replayed " + gpu.source() + " (" + gpu.gpus().size() + " GPU" + (gpu.gpus().size() == 1 ? "" : "s")
+            int shown = gpu.gpus().size();
+            out.add("replayed " + gpu.source() + " (" + shown + " GPU" + (shown == 1 ? "" : "s")
+                    + (gpu.announced() != null && gpu.announced() > shown && gpu.gaps().isEmpty()
+                            ? " of the " + gpu.announced() + " 'Attached GPUs' announces, as 'nvidia-smi -q -i' prints: the others are not judged" : "")
                     + (gpu.driverVersion() == null ? "" : ", driver " + gpu.driverVersion()) + ")");
             for (GpuCapture.Gap g : gpu.gaps()) {
                 out.add("partial: " + g.text());

@@ -88,10 +88,16 @@ class NvidiaSmiQParserTest {
 
     @Test
     void aCaptureWithFewerGpusThanAttachedIsJudgedOnTheGpusItShowsAndSaysTheRestIsMissing() {
-        GpuCapture c = NvidiaSmiCapture.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active")));
+        String whole = gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active");
+        // 'nvidia-smi -q -i 0': every GPU announced, one shown whole (its last section, Processes, is there): a choice, not a cut
+        GpuCapture chosen = NvidiaSmiCapture.parse("smi.txt", query(2, whole));
+        assertThat(chosen.gpus()).hasSize(1);
+        assertThat(chosen.announced()).isEqualTo(2);
+        assertThat(gaps(chosen)).isEmpty();
+        // the same GPU cut before Processes: the capture ends early, and the GPUs it does not show are not known
+        GpuCapture c = NvidiaSmiCapture.parse("smi.txt", query(2, whole.substring(0, whole.indexOf("    Processes"))));
         assertThat(c.gpus()).hasSize(1);
-        assertThat(c.announced()).isEqualTo(2);
-        assertThat(gaps(c)).containsExactly("ALL on GPUS: the capture ends after 1 of the 2 GPUs 'Attached GPUs' announces (line 7, last line 62):"
+        assertThat(gaps(c)).containsExactly("ALL on GPUS: the capture ends after 1 of the 2 GPUs 'Attached GPUs' announces (line 7, last line 61):"
                 + " GPU 1 is not in it");
     }
 

@@ -68,10 +68,11 @@ final class Backtest {
             try {
                 kind = inputs.recognise(file);
                 if (kind.isEmpty()) {
+                    CaptureFile.readText(file); // a file that is not text, or too large, is refused with why
                     String head = CaptureFile.head(file, 200).lines().filter(l -> !l.isBlank()).findFirst().orElse("");
                     return new Row(name, null, null, head.isEmpty() ? "the capture is empty: nothing to judge"
-                            : "not a capture nhc reads (nvidia-smi, dcgmi diag or health, a kernel log, ibstat, a fabric manager log); first line: '"
-                            + (head.length() > 60 ? head.substring(0, 60) + "…" : head.strip()) + "'", List.of());
+                            : "not a capture nhc reads (first line: '" + (head.length() > 60 ? head.substring(0, 60) + "…" : head.strip())
+                            + "'; nhc reads nvidia-smi, dcgmi diag and health, kernel logs, ibstat and fabric manager logs)", List.of());
                 }
                 inputs.add(kind.get(), file, name);
             } catch (CaptureFile.Refused | ReplayInputs.Mismatch e) {

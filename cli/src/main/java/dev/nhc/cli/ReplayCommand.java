@@ -137,6 +137,16 @@ final class ReplayCommand implements Callable<Integer> {
         add(given, CaptureKind.IBSTAT, ibstatFile);
         add(given, CaptureKind.FABRIC_MANAGER_LOG, fabricManagerLog);
         try {
+            for (Given g : given) {
+                // an option's capture that is plainly another tool's output was given to the wrong option
+                // (a pipe is read once, with the bound of its option's kind, and not looked at first)
+                Optional<CaptureKind> shows = Files.isRegularFile(g.file()) ? inputs.recognise(g.file()) : Optional.empty();
+                if (shows.isPresent() && shows.get() != g.kind()) {
+                    System.err.println("nhc: " + g.file() + " is a capture of " + shows.get().label() + ", given as one of " + g.kind().label()
+                            + "; give it without an option (nhc tells captures apart by their content); nothing was judged");
+                    return ExitCodes.INVALID;
+                }
+            }
             for (Path p : positional) {
                 Optional<CaptureKind> kind = inputs.recognise(p);
                 if (kind.isEmpty()) {

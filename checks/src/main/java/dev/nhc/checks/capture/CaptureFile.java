@@ -71,10 +71,16 @@ public final class CaptureFile {
 
     /**
      * The first {@code maxBytes} of a capture, decoded leniently, to tell what it is: nothing is
-     * judged on it. A missing file or a directory is {@link Refused}.
+     * judged on it. A missing file, a directory, or anything but a regular file (a pipe is read
+     * through its copy, see {@link #log}) is {@link Refused}.
      */
     public static String head(Path file, int maxBytes) throws IOException {
-        refuseIfLarger(file, Long.MAX_VALUE);
+        if (Files.isDirectory(file)) {
+            throw new Refused(file + " is a directory, not a capture");
+        }
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new Refused(file + " is not a regular file; read it through a copy");
+        }
         try (InputStream in = Files.newInputStream(file)) {
             return new String(in.readNBytes(maxBytes), StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {

@@ -12,7 +12,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -47,6 +49,24 @@ final class Backtest {
     }
 
     private Backtest() {
+    }
+
+    /** The rows to show, by index: every one, or with {@code before} (the same captures by another config) those whose verdict changed. */
+    static List<Integer> shown(List<Row> rows, List<Row> before) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            if (before == null || before.get(i).severity() != rows.get(i).severity()) {
+                out.add(i);
+            }
+        }
+        return out;
+    }
+
+    /** How many captures have each verdict. */
+    static Map<Severity, Integer> counts(List<Row> rows) {
+        Map<Severity, Integer> counts = new EnumMap<>(Severity.class);
+        rows.forEach(r -> counts.merge(r.severity(), 1, Integer::sum));
+        return counts;
     }
 
     /** Every regular file under {@code dir} (or {@code dir} itself when it is one), hidden ones left out, by path. */

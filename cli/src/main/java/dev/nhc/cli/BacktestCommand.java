@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -153,16 +152,11 @@ final class BacktestCommand implements Callable<Integer> {
 
     private String json(List<Backtest.Row> rows, List<Backtest.Row> before, Map<String, Labels.Label> labels) {
         List<Object> captures = new ArrayList<>();
-        Map<Severity, Integer> counts = new EnumMap<>(Severity.class);
-        int changed = 0;
-        for (int i = 0; i < rows.size(); i++) {
+        Map<Severity, Integer> counts = Backtest.counts(rows);
+        List<Integer> shown = Backtest.shown(rows, before);
+        for (int i : shown) {
             Backtest.Row r = rows.get(i);
-            counts.merge(r.severity(), 1, Integer::sum);
             Backtest.Row b = before == null ? null : before.get(i);
-            if (b != null && b.severity() == r.severity()) {
-                continue;
-            }
-            changed++;
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("capture", r.capture());
             m.put("kind", r.kind() == null ? null : r.kind().label());
@@ -191,7 +185,7 @@ final class BacktestCommand implements Callable<Integer> {
             summary.put(s.label(), counts.getOrDefault(s, 0));
         }
         if (before != null) {
-            summary.put("changed", changed);
+            summary.put("changed", shown.size());
         }
         if (labels != null) {
             summary.put("label_mismatches", mismatches(rows, labels));

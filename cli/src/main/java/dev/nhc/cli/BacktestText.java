@@ -4,7 +4,6 @@ import dev.nhc.model.Finding;
 import dev.nhc.model.Severity;
 
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,16 +23,11 @@ final class BacktestText {
         List<String[]> table = new ArrayList<>();
         table.add(before == null ? new String[] {"CAPTURE", "KIND", "VERDICT", "FINDINGS"} : new String[] {"CAPTURE", "KIND", "BEFORE", "AFTER", "FINDINGS"});
         List<List<String>> details = new ArrayList<>();
-        Map<Severity, Integer> counts = new EnumMap<>(Severity.class);
-        int changed = 0;
-        for (int i = 0; i < rows.size(); i++) {
+        Map<Severity, Integer> counts = Backtest.counts(rows);
+        List<Integer> shown = Backtest.shown(rows, before);
+        for (int i : shown) {
             Backtest.Row r = rows.get(i);
-            counts.merge(r.severity(), 1, Integer::sum);
             Backtest.Row b = before == null ? null : before.get(i);
-            if (b != null && b.severity() == r.severity()) {
-                continue;
-            }
-            changed++;
             String kind = r.kind() == null ? "?" : r.kind().label();
             String verdict = upper(r.severity());
             if (labels != null) {
@@ -71,7 +65,7 @@ final class BacktestText {
         }
         out.append(String.join(", ", parts));
         if (before != null) {
-            out.append("; ").append(changed).append(" changed verdict");
+            out.append("; ").append(shown.size()).append(" changed verdict");
         }
         if (labels != null) {
             int wrong = BacktestCommand.mismatches(rows, labels).size();

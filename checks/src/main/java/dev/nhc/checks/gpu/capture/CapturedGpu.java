@@ -57,6 +57,14 @@ public final class CapturedGpu implements GpuDevice {
         this.index = index;
     }
 
+    /** A GPU nvidia-smi could not get the handle of, as its error line names it (by its address; {@code index} negative when that is all). */
+    static CapturedGpu lost(int index, NvidiaSmiErrors.Line error) {
+        CapturedGpu g = new CapturedGpu(index);
+        g.pciBusId = error.pciBusId();
+        g.lost = error.text();
+        return g;
+    }
+
     /** Copies what {@code other} (another capture of the same GPU) holds and this one does not. */
     void fillFrom(CapturedGpu other) {
         holds.addAll(other.holds);

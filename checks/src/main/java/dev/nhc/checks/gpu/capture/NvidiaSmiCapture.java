@@ -101,10 +101,7 @@ public final class NvidiaSmiCapture {
             switch (e.meaning()) {
                 case LOST_GPU -> {
                     // nvidia-smi names the GPU by its address only: its index is not known.
-                    CapturedGpu g = new CapturedGpu(-1 - slot++);
-                    g.pciBusId = e.pciBusId();
-                    g.lost = e.text();
-                    gpus.add(g);
+                    gpus.add(CapturedGpu.lost(-1 - slot++, e));
                     provides.addAll(GpuCapture.ALL);
                 }
                 case UNREADABLE_GPU -> gaps.add(new GpuCapture.Gap(-1 - slot++, e.pciBusId(), GpuCapture.ALL, e.text()));

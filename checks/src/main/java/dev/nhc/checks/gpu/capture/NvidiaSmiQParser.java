@@ -153,7 +153,7 @@ final class NvidiaSmiQParser {
             NvidiaSmiErrors.Line error = n.value == null ? NvidiaSmiErrors.recognise(n.key) : null;
             if (error != null) {
                 switch (error.meaning()) {
-                    case LOST_GPU -> gpus.add(lost(fragment ? -1 - slot : slot, error));
+                    case LOST_GPU -> gpus.add(CapturedGpu.lost(fragment ? -1 - slot : slot, error));
                     case UNREADABLE_GPU -> gaps.add(new GpuCapture.Gap(slot, error.pciBusId(), GpuCapture.ALL, error.text()));
                     case NVML_UNAVAILABLE -> unavailable = error.text();
                     case NO_DEVICES -> noDevices = true;
@@ -209,13 +209,6 @@ final class NvidiaSmiQParser {
     private static boolean endsWhole(Node block) {
         Node last = block.last();
         return last != null && last.key.equalsIgnoreCase("Processes");
-    }
-
-    private static CapturedGpu lost(int index, NvidiaSmiErrors.Line error) {
-        CapturedGpu g = new CapturedGpu(index);
-        g.pciBusId = error.pciBusId();
-        g.lost = error.text();
-        return g;
     }
 
     /** Lines that could not be placed in the tree leave their GPU block (or, before any, every GPU) unread. */

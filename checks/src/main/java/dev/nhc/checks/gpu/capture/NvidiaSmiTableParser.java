@@ -59,10 +59,7 @@ final class NvidiaSmiTableParser {
             int lineNo = i + 1;
             NvidiaSmiErrors.Line error = NvidiaSmiErrors.recognise(line);
             if (error != null && error.meaning() == NvidiaSmiErrors.Meaning.LOST_GPU) {
-                CapturedGpu lost = new CapturedGpu(-1 - slot++);
-                lost.pciBusId = error.pciBusId();
-                lost.lost = error.text();
-                gpus.add(lost);
+                gpus.add(CapturedGpu.lost(-1 - slot++, error));
                 continue;
             }
             Matcher d = DRIVER.matcher(line);

@@ -78,10 +78,7 @@ final class QueryGpuCsvParser {
             }
             NvidiaSmiErrors.Line error = NvidiaSmiErrors.recognise(line);
             if (error != null && error.meaning() == NvidiaSmiErrors.Meaning.LOST_GPU) {
-                CapturedGpu lost = new CapturedGpu(-1 - slot++);
-                lost.pciBusId = error.pciBusId();
-                lost.lost = error.text();
-                gpus.add(lost);
+                gpus.add(CapturedGpu.lost(-1 - slot++, error));
                 continue;
             }
             String[] cells = line.split(",", -1);

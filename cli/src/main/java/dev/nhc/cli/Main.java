@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
                         + "verdict into what the scheduler understands: Slurm's DRAIN, FAIL and RESUME, or dstack's "
                         + "healthy, warning and failure.",
                 ""},
-        subcommands = {RunCommand.class, ReplayCommand.class, DaemonCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
+        subcommands = {RunCommand.class, ReplayCommand.class, BacktestCommand.class, DaemonCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
                 ImportLbnlCommand.class, VersionCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {
@@ -112,6 +112,7 @@ public final class Main implements Runnable {
             Object sub = switch (args[0]) {
                 case "run" -> new RunCommand();
                 case "replay" -> new ReplayCommand();
+                case "backtest" -> new BacktestCommand();
                 case "daemon" -> new DaemonCommand();
                 case "check-config" -> new CheckConfigCommand();
                 case "list" -> new ListCommand();

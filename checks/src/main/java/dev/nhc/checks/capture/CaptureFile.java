@@ -83,6 +83,25 @@ public final class CaptureFile {
     }
 
     /**
+     * The first {@code maxBytes} of a capture, decoded leniently, to tell what it is: nothing is
+     * judged on it. A missing file, a directory, or anything but a regular file (a pipe is read
+     * through its copy, see {@link #log}) is {@link Refused}.
+     */
+    public static String head(Path file, int maxBytes) throws IOException {
+        if (Files.isDirectory(file)) {
+            throw new Refused(file + " is a directory, not a capture");
+        }
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new Refused(file + " is not a regular file; read it through a copy");
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            return new String(in.readNBytes(maxBytes), StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new Refused("cannot read " + file + ": no such file");
+        }
+    }
+
+    /**
      * A log (the kernel's, the fabric manager's) to stream from: the file itself when it is a
      * regular file, else (a pipe) a copy in {@code scratch}, a directory of its own; either way at
      * most {@link #MAX_KERNEL_LOG_BYTES} and text.

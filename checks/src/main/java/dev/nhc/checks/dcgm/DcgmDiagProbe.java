@@ -148,6 +148,10 @@ public final class DcgmDiagProbe implements Probe {
         }
         List<Observation> out = new ArrayList<>();
         observations.forEach(o -> out.add(o.with(Map.of("age", 0L))));
+        // Judged on what it shows; what a capture pasted in part leaves out cannot pass.
+        for (String gap : report.gaps()) {
+            out.add(Observation.unreadable(Entity.NODE, what + " is partial: " + gap));
+        }
         return new ProbeResult(out, null);
     }
 

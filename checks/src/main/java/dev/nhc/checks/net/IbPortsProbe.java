@@ -174,7 +174,7 @@ public final class IbPortsProbe implements Probe {
                 notUp.add(port.active() ? port.id() + " at " + (port.rateGbps() == null ? "an unknown rate" : Rates.show(port.rateGbps()) + " Gb/s")
                         : port.id() + " " + port.state() + " (" + port.physState() + ")");
             }
-            ports.add(observe(port, count == null, history));
+            ports.add(observe(port, count == null || source.partial(), history));
         }
         if (history != null) {
             // A device whose ports could not be listed this time still has them: keep their flap window.
@@ -197,16 +197,26 @@ public final class IbPortsProbe implements Probe {
             notUp.add(missing == 1 ? "1 port not found" : missing + " ports not found");
         }
         Observation.Builder node = Observation.of(Entity.NODE)
-                .put("ports_found", found)
+                .put("ports_found", source.partial() ? null : found)
                 .put("ports_other", (long) all.size() - found)
-                .put("ports_up", up)
+                .put("ports_up", source.partial() ? null : up)
                 .put("ports_not_up", notUp.isEmpty() ? null : named(notUp))
                 .put("looked_for", lookedFor(layer, devices));
         if (devices != null) {
             List<String> missing = missingDevices(all, devices, layer);
             node.put("devices_missing", (long) missing.size()).put("devices_missing_names", missing.isEmpty() ? null : named(missing));
         }
-        ProbeResult.Builder out = ProbeResult.builder().observe(node.build());
+        ProbeResult.Builder out = ProbeResult.builder();
+        List<String> problems = source.problems();
+        if (source.partial()) {
+            // cut short: how many ports the node has is not in the capture; each port shown is judged by itself
+            out.observe(Observation.unreadable(Entity.NODE, "the capture is cut short: ports it does not show are not known to be up"));
+        }
+        // A capture that showed no port at all, only lines that are not ibstat's, counts nothing.
+        out.observe(problems.isEmpty() || !all.isEmpty() ? node.build() : Observation.unreadable(Entity.NODE, String.join("; ", problems)));
+        if (!all.isEmpty()) {
+            problems.forEach(problem -> out.observe(Observation.unreadable(Entity.NODE, problem)));
+        }
         ports.forEach(out::observe);
         return out.build();
     }

@@ -489,7 +489,7 @@ class GpuXidProbeTest {
     @Test
     void anNvmlEventWithoutAnAddressIsTheSameLatchAsTheLogsLine() throws Exception {
         log("[0.5] boot\n");
-        dev.nhc.checks.gpu.GpuSource gpus = new dev.nhc.checks.gpu.capture.CaptureGpuSource(dev.nhc.checks.gpu.capture.NvidiaSmiQParser.parse(
+        dev.nhc.checks.gpu.GpuSource gpus = new dev.nhc.checks.gpu.capture.CaptureGpuSource(dev.nhc.checks.gpu.capture.NvidiaSmiCapture.parse(
                 "capture.txt", dev.nhc.checks.gpu.capture.SmiQText.query(dev.nhc.checks.gpu.capture.SmiQText.gpu("00000000:68:00.0",
                         "GPU-5269b708-678a-b1a8-60f0-c90406537486"))));
         NvmlXidEvents events = new NvmlXidEvents();

@@ -115,6 +115,38 @@ public record ProbeSpec(String name, String description, Set<String> tags, Entit
             return this;
         }
 
+        /**
+         * These declared fields may be absent from an entity the probe saw, and a rule over one that
+         * is absent is not judged ("not supported here") rather than {@code unknown}.
+         */
+        public Builder optional(String... fieldNames) {
+            for (String n : fieldNames) {
+                replace(n, FieldSpec::asOptional);
+            }
+            return this;
+        }
+
+        /**
+         * These declared fields are reported only for entities of this kind (call again for more
+         * kinds); others need not have them. Undeclared: every kind.
+         */
+        public Builder reportedFor(Entity.Kind kind, String... fieldNames) {
+            for (String n : fieldNames) {
+                replace(n, f -> f.alsoFor(kind));
+            }
+            return this;
+        }
+
+        private void replace(String fieldName, java.util.function.UnaryOperator<FieldSpec> change) {
+            for (int i = 0; i < fields.size(); i++) {
+                if (fields.get(i).name().equals(fieldName)) {
+                    fields.set(i, change.apply(fields.get(i)));
+                    return;
+                }
+            }
+            throw new IllegalArgumentException("probe " + name + " declares no field '" + fieldName + "'");
+        }
+
         public Builder rule(DefaultRule r) {
             rules.add(r);
             return this;

@@ -24,7 +24,7 @@ record Clause(List<Condition> conditions) {
             Object v = observation.get(c.field().name());
             Truth t;
             if (v == null) {
-                t = c.field().requiredFor(observation.entity().kind()) ? Truth.MISSING : Truth.UNDECIDED;
+                t = c.field().requiredIn(observation) ? Truth.MISSING : Truth.UNDECIDED;
             } else {
                 t = c.accepts(v) ? c.test(v) : Truth.MISSING;
             }
@@ -43,7 +43,7 @@ record Clause(List<Condition> conditions) {
         for (Condition c : conditions) {
             FieldSpec f = c.field();
             Object v = observation.get(f.name());
-            if (v == null && f.requiredFor(observation.entity().kind())) {
+            if (v == null && f.requiredIn(observation)) {
                 return "field " + f.name() + " not reported for " + of;
             }
             if (v != null && !c.accepts(v)) {

@@ -66,7 +66,7 @@ class ConfigErrorTest {
     void unknownFieldSuggestsTheClosestAndListsThemAll() {
         ConfigException e = rules.error(CHECK + "    fail:\n      - { used_procent: \"> 95\" }\n");
         assertEquals("nhc.yaml:6:11: check 'root-fs' fail: unknown field 'used_procent' (did you mean 'used_percent'?);"
-                + " probe test.disk reports used_percent, free_bytes, temp, errors, age, power, count, active, state, inode_percent", only(e));
+                + " probe test.disk reports used_percent, free_bytes, temp, errors, age, power, count, active, state, inode_percent, pattern, hits", only(e));
     }
 
     @Test
@@ -130,7 +130,7 @@ class ConfigErrorTest {
     void messagePlaceholdersMustNameAFieldOrABuiltIn() {
         String p = only(rules.error(CHECK + "    fail: { temp: \"> 90C\" }\n    message: \"{entity} at {tmp} ({value}, {check})\"\n"));
         assertEquals("nhc.yaml:6:14: check 'root-fs' message: unknown placeholder '{tmp}' (did you mean 'temp'?)"
-                + " (known: entity, check, value, used_percent, free_bytes, temp, errors, age, power, count, active, state, inode_percent)", p);
+                + " (known: entity, check, value, used_percent, free_bytes, temp, errors, age, power, count, active, state, inode_percent, pattern, hits)", p);
     }
 
     @Test

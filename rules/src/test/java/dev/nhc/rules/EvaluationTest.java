@@ -230,6 +230,16 @@ class EvaluationTest {
     }
 
     @Test
+    void aFieldReportedBesideAnotherIsMissingOnlyWhereThatOneIs() throws Exception {
+        CheckConfig c = rules.check("fail: { hits: \"> 0\" }", "warn: none");
+        assertEquals(Severity.PASS, rules.one(c, obs("reading", "used_percent", 5L)).severity(), "not a pattern");
+        Finding f = rules.one(c, obs("oom", "used_percent", 5L, "pattern", "Out of memory"));
+        assertEquals(Severity.UNKNOWN, f.severity(), f.toString());
+        assertEquals("field hits not reported for oom (the fail rule hits > 0 needs it)", f.message());
+        assertEquals(Severity.FAIL, rules.one(c, obs("oom", "used_percent", 5L, "pattern", "Out of memory", "hits", 2L)).severity());
+    }
+
+    @Test
     void nothingObservedAndNothingFoundIsAnEmptyList() throws Exception {
         CheckConfig c = rules.check();
         assertEquals(List.of(), rules.evaluate(c, StateSection.detached("t")));

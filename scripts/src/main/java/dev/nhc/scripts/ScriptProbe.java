@@ -85,7 +85,10 @@ public final class ScriptProbe implements Probe {
             .field("time_limit", Unit.SECONDS, "the time it was given")
             .field("duration", Unit.SECONDS, "how long it ran")
             .field("output_bytes", Unit.BYTES, "how much it printed on stdout")
-            .field("killed_processes", Unit.COUNT, "processes it started that nhc killed (left running, or at the timeout)"))
+            .field("killed_processes", Unit.COUNT, "processes it started that nhc killed (left running, or at the timeout)")
+            // The run is known by its program (the node may also be an entity the script reports on).
+            .reportedWith("program", "exit_code", "worst_reported", "timed_out", "time_limit", "duration", "output_bytes", "killed_processes")
+            .optional("program", "first_line"))
             .rule(DefaultRule.fail(all("exit_code", FAILED, "worst_reported", NO_REPORTED_FAIL, "first_line", HAS_LINE), "{first_line}")
                     .when("convention", "nhc"))
             .rule(DefaultRule.fail(all("exit_code", FAILED, "worst_reported", NO_REPORTED_FAIL), EXITED).when("convention", "nhc"))

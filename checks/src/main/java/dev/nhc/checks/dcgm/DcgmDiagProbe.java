@@ -68,6 +68,8 @@ public final class DcgmDiagProbe implements Probe {
             .field("tests_failed", Unit.COUNT, "node: of those, failed")
             .field("skip_reasons", Unit.TEXT, "node: why DCGM skipped tests, when it said")
             .field("runtime_error", Unit.TEXT, "node: DCGM's runtime error beside its results")
+            .reportedFor(Entity.Kind.NODE, "tests", "tests_run", "tests_failed", "skip_reasons", "runtime_error")
+            .optional("results", "runtime_error")
             .rule(DefaultRule.fail(Map.of("failed", "> 0"), "DCGM diag level {level}: {results}"))
             .rule(DefaultRule.warn(Map.of("config_failed", "> 0"),
                     "DCGM diag level {level}: {results} — a configuration problem, not a hardware fault"))

@@ -60,6 +60,11 @@ public final class DcgmHealthProbe implements Probe {
             .field("message", Unit.TEXT, "per system, its result and DCGM's message")
             .field("undecided", Unit.BOOLEAN, "DCGM reported a result other than healthy, warning or failure for a system")
             .field("remedy", Unit.TEXT, "reset-gpu when a memory, NVLink or driver system fails (DCGM's advice), else none")
+            // The node's summary is known by overall_health, an entity's incidents by their status (DCGM may file one under the node).
+            .reportedWith("overall_health", "incidents")
+            .reportedWith("status", "systems", "message", "undecided", "remedy")
+            // overall and health are absent when DCGM gave a result nhc cannot rank (the undecided rule says so).
+            .optional("overall_health", "status", "overall", "health")
             .rule(DefaultRule.fail(Map.of("health", ">= 20"), "{entity}: DCGM {message}").remedyFrom("remedy"))
             .rule(DefaultRule.fail(Map.of("overall", ">= 20", "incidents", 0),
                     "DCGM reports overall health {overall_health} without naming a GPU or system"))

@@ -64,6 +64,7 @@ public final class CommandProbe implements Probe {
             .field("time_limit", Unit.SECONDS, "the time it was given")
             .field("killed_processes", Unit.COUNT, "processes it started that nhc killed (left running, or at the timeout)")
             .field("duration", Unit.SECONDS, "how long it ran")
+            .optional("first_line", "output_matches")
             .rule(DefaultRule.fail(Map.of("timed_out", true),
                     "{entity} did not finish within {time_limit}; killed it and {killed_processes} {killed_processes|process|processes} it started"))
             .rule(DefaultRule.fail(AllOf.of("exit_code", EXIT_DIFFERS, "first_line", HAS_LINE), "{first_line}"))

@@ -69,6 +69,7 @@ public final class DiskWritableProbe implements Probe {
                     + "the earlier test that is still stuck has been waiting")
             .field("earlier_test_stuck", Unit.BOOLEAN, "an earlier run's write test is still waiting for the filesystem, "
                     + "so this run did not start another")
+            .optional("error", "waited_seconds", "earlier_test_stuck")
             .rule(DefaultRule.fail(AllOf.of("answered", false, "earlier_test_stuck", true),
                     "{entity} did not answer: a write test started {waited_seconds} ago is still waiting"))
             .rule(DefaultRule.fail(Map.of("answered", false), NO_ANSWER))

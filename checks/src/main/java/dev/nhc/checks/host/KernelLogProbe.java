@@ -73,6 +73,11 @@ public final class KernelLogProbe implements Probe {
             .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
             .field("state_lost", Unit.BOOLEAN, "kernel log: latched matches of this boot could not be read back from the check's state")
             .field("state_problem", Unit.TEXT, "kernel log: why they could not")
+            // The patterns and the reading are both entities of kind LOG: a pattern is known by its severity, the reading by its source.
+            .reportedWith("severity", "matches", "lines", "summary")
+            .reportedWith("source", "state_lost")
+            .reportedWith("source", KernelLogSpec.READER_FIELDS)
+            .optional("severity", "source", "state_problem", "cursor_problem")
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}" + STAYS).when(LATCH.name(), true))
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}").when(LATCH.name(), false))
             .rule(DefaultRule.warn(Map.of("severity", "warn", "lines", "> 0"), "{summary}"))

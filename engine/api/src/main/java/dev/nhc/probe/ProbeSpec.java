@@ -127,12 +127,26 @@ public record ProbeSpec(String name, String description, Set<String> tags, Entit
         }
 
         /**
-         * These declared fields are reported only for entities of this kind (call again for more
-         * kinds); others need not have them. Undeclared: every kind.
+         * These declared fields are reported for every entity of this kind the probe sees (call
+         * again for more kinds); entities of other kinds need not have them. Not called: of every
+         * kind.
          */
         public Builder reportedFor(Entity.Kind kind, String... fieldNames) {
             for (String n : fieldNames) {
                 replace(n, f -> f.alsoFor(kind));
+            }
+            return this;
+        }
+
+        /**
+         * These declared fields are reported on every observation that reports {@code field} (the
+         * field that marks an entity's role, itself usually optional): a kernel log pattern's
+         * matches beside its severity, a script's exit code beside the program it ran.
+         */
+        public Builder reportedWith(String field, String... fieldNames) {
+            replace(field, f -> f);
+            for (String n : fieldNames) {
+                replace(n, f -> f.reportedWith(field));
             }
             return this;
         }

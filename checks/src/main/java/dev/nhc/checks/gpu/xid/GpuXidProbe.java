@@ -57,6 +57,9 @@ public final class GpuXidProbe implements Probe {
 
     private static final String STAYS = " — stays failing until reboot or `nhc clear {check}`";
 
+    /** The fields of a GPU's or an NVSwitch's observation. */
+    private static final String[] PER_DEVICE = {"xid_latched", "xid_warning", "xid_new", "last_xid", "needs_service", "xids", "remedy"};
+
     private static final ProbeSpec SPEC = KernelLogSpec.withReader(ProbeSpec.builder("gpu.xid",
                     "NVIDIA XID/SXID errors from the kernel log (and, in the daemon, NVML's XID events); fatal ones stay "
                             + "failing until reboot or nhc clear. XID 79 is also recognised when the driver writes "
@@ -77,6 +80,10 @@ public final class GpuXidProbe implements Probe {
             .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
             .field("state_lost", Unit.BOOLEAN, "kernel log: latched XIDs of this boot could not be read back from the check's state")
             .field("state_problem", Unit.TEXT, "kernel log: why they could not")
+            .reportedFor(Entity.Kind.GPU, PER_DEVICE)
+            .reportedFor(Entity.Kind.NVSWITCH, PER_DEVICE)
+            .reportedFor(Entity.Kind.LOG, "application_xids", "nvml_events", "source", "state_lost", "state_problem")
+            .optional("last_xid", "state_problem")
             .rule(DefaultRule.fail(Map.of("needs_service", true), "{entity}: {xids}" + STAYS)
                     .remedyFrom("remedy").slurmState(SlurmState.FAIL))
             .rule(DefaultRule.fail(Map.of("xid_latched", "> 0"), "{entity}: {xids}" + STAYS).remedyFrom("remedy"))

@@ -156,6 +156,8 @@ public final class ScriptProbe implements Probe {
         }
         Duration timeout = TIMEOUT.get(ctx.params());
         Duration left = ctx.remaining().minusMillis(200);
+        // Killed a little before the check's deadline, so that its result is still in; messages name the limit as configured.
+        Duration named = timeout != null && timeout.compareTo(ctx.timeLimit()) < 0 ? timeout : ctx.timeLimit();
         if (timeout == null || timeout.compareTo(left) > 0) {
             timeout = left.isNegative() ? Duration.ofMillis(100) : left;
         }
@@ -172,14 +174,14 @@ public final class ScriptProbe implements Probe {
         } catch (IOException e) {
             return unknown("refusing to run " + command.get(0) + ": cannot check who can change it: " + e.getMessage());
         }
-        return observe(command.get(0), o, timeout);
+        return observe(command.get(0), o, named);
     }
 
     /** The script's own verdict as observations: per entity it reported, and its exit code and first line on the node. */
-    private static ProbeResult observe(String name, ProcessRunner.Result o, Duration timeout) {
+    private static ProbeResult observe(String name, ProcessRunner.Result o, Duration limit) {
         Observation.Builder run = Observation.of(Entity.NODE).put("program", name)
                 .put("exit_code", o.timedOut() ? null : (long) o.exitCode())
-                .put("timed_out", o.timedOut()).put("time_limit", timeout.toMillis() / 1000.0)
+                .put("timed_out", o.timedOut()).put("time_limit", limit.toMillis() / 1000.0)
                 .put("duration", o.elapsed().toMillis() / 1000.0).put("output_bytes", o.stdoutBytes())
                 .put("killed_processes", (long) o.killedChildren());
         if (o.timedOut()) {

@@ -3,6 +3,7 @@ package dev.nhc.checks.dcgm;
 import dev.nhc.checks.dcgm.DcgmDiagReport.Outcome;
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
 import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
@@ -112,8 +113,8 @@ public final class DcgmDiagProbe implements Probe {
         String args = "diag -r " + level + " -j";
         ProcessRunner.Result o = dcgmi.run(ctx, "diag", "-r", Long.toString(level), "-j");
         if (o.timedOut()) {
-            return DcgmHealthProbe.unreadable("dcgmi " + args + " did not finish within " + o.elapsed().toMillis() / 1000.0
-                    + " s and was killed with its processes; give the check a longer timeout (level 2 takes minutes, level 3 tens of minutes)");
+            return DcgmHealthProbe.unreadable("dcgmi " + args + " did not finish within " + PlanExecutor.human(ctx.timeLimit())
+                    + " and was killed with its processes; give the check a longer timeout (level 2 takes minutes, level 3 tens of minutes)");
         }
         String engine = Dcgmi.hostEngineProblem(o);
         if (engine != null) {

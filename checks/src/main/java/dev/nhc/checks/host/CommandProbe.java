@@ -96,6 +96,8 @@ public final class CommandProbe implements Probe {
         Entity entity = entity(argv);
         Duration limit = ProcessRunner.within(ctx.remaining());
         Duration timeout = TIMEOUT.get(p);
+        // Messages name the limit as configured, not the moment the command was killed at.
+        Duration named = timeout != null && timeout.compareTo(ctx.timeLimit()) < 0 ? timeout : ctx.timeLimit();
         if (timeout != null && timeout.compareTo(limit) < 0) {
             limit = timeout;
         }
@@ -116,7 +118,7 @@ public final class CommandProbe implements Probe {
                 .put("exit_code", (long) r.exitCode())
                 .put("first_line", r.firstLine().isEmpty() ? null : r.firstLine())
                 .put("timed_out", r.timedOut())
-                .put("time_limit", limit.toMillis() / 1000.0)
+                .put("time_limit", named.toMillis() / 1000.0)
                 .put("killed_processes", (long) r.killedChildren())
                 .put("duration", r.elapsed().toNanos() / 1e9);
         Pattern output = OUTPUT.get(p);

@@ -33,6 +33,15 @@ public interface ProbeContext {
     }
 
     /**
+     * The time the check was given, as configured (its {@code timeout:}, else
+     * {@code settings.check_timeout}), or what the run's deadline left it when that was less: the
+     * limit a message names ("did not finish within 10s"), where {@link #deadline()} is when to stop.
+     */
+    default Duration timeLimit() {
+        return remaining();
+    }
+
+    /**
      * Whether the check's rules or messages read this field. A probe reads its cheap fields
      * regardless (reports show them); a field that costs extra to read, such as inode counts that
      * need statvfs through JNA, may be left out when nothing reads it.

@@ -144,8 +144,8 @@ public final class PlanExecutor {
             Instant now = clock.instant();
             Instant checkDeadline = min(now.plus(check.timeout()), deadline);
             RunContext ctx = new RunContext(check.name(), check.check().with(), plan.settings().root(),
-                    req.state(), "check." + check.name(), checkDeadline, req.node(), settings, clock, services,
-                    check.rules().fieldsRead());
+                    req.state(), "check." + check.name(), checkDeadline, Duration.between(now, checkDeadline), req.node(), settings,
+                    clock, services, check.rules().fieldsRead());
             startedAt.put(check.name(), now);
             dueBy.put(check.name(), checkDeadline);
             CompletableFuture<Void> done = new CompletableFuture<>();

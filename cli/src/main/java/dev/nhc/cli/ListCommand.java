@@ -105,9 +105,10 @@ final class ListCommand implements Callable<Integer> {
             printParams(out, s.params());
         }
         if (!s.fields().isEmpty()) {
-            out.println("  fields:");
+            out.println("  fields (a rule over one that is not reported is unknown, unless it is marked 'may be absent'):");
             for (FieldSpec f : s.fields()) {
-                out.printf(Locale.ROOT, "    %-28s %-8s %s%n", f.name(), unitLabel(f.unit()), f.description());
+                out.printf(Locale.ROOT, "    %-28s %-8s %s%s%n", f.name(), unitLabel(f.unit()), f.description(),
+                        f.optional() ? " [may be absent]" : "");
             }
         }
         if (!s.defaultRules().isEmpty()) {

@@ -74,24 +74,35 @@ final class CompiledCheck implements CompiledRules {
         this.fieldsRead = Collections.unmodifiableSet(read);
     }
 
+    /**
+     * Per field, the limits its FAIL and WARN rules hold it to on their own ("fail if < 1.0 KiB or
+     * > 10.0 TiB, warn if < 256.0 MiB"); a condition that fires only together with another is
+     * left out, since alone it would misstate the rule.
+     */
     private static Map<String, String> limits(List<Rule> ordered) {
-        Map<String, String> out = new LinkedHashMap<>();
+        Map<String, Map<Severity, List<String>>> by = new LinkedHashMap<>();
         for (Rule r : ordered) {
             if (r.severity() != Severity.FAIL && r.severity() != Severity.WARN) {
                 continue;
             }
             for (Clause c : r.clauses()) {
-                for (Condition cond : c.conditions()) {
-                    String limit = r.severity().label() + " if " + cond.written();
-                    String had = out.get(cond.field().name());
-                    if (had == null) {
-                        out.put(cond.field().name(), limit);
-                    } else if (!(", " + had + ",").contains(", " + limit + ",")) {
-                        out.put(cond.field().name(), had + ", " + limit);
+                if (c.conditions().size() == 1) {
+                    Condition cond = c.conditions().get(0);
+                    List<String> l = by.computeIfAbsent(cond.field().name(), k -> new LinkedHashMap<>())
+                            .computeIfAbsent(r.severity(), k -> new ArrayList<>());
+                    if (!l.contains(cond.written())) {
+                        l.add(cond.written());
                     }
                 }
             }
         }
+        Map<String, String> out = new LinkedHashMap<>();
+        by.forEach((field, bySeverity) -> {
+            StringBuilder b = new StringBuilder();
+            bySeverity.forEach((severity, limits) -> b.append(b.length() == 0 ? "" : ", ").append(severity.label()).append(" if ")
+                    .append(String.join(" or ", limits)));
+            out.put(field, b.toString());
+        });
         return out;
     }
 

@@ -157,7 +157,7 @@ public final class ScriptProbe implements Probe {
         Duration timeout = TIMEOUT.get(ctx.params());
         Duration left = ctx.remaining().minusMillis(200);
         // Killed a little before the check's deadline, so that its result is still in; messages name the limit as configured.
-        Duration named = timeout != null && timeout.compareTo(ctx.timeLimit()) < 0 ? timeout : ctx.timeLimit();
+        Duration named = ctx.timeLimit(timeout);
         if (timeout == null || timeout.compareTo(left) > 0) {
             timeout = left.isNegative() ? Duration.ofMillis(100) : left;
         }

@@ -97,7 +97,7 @@ public final class CommandProbe implements Probe {
         Duration limit = ProcessRunner.within(ctx.remaining());
         Duration timeout = TIMEOUT.get(p);
         // Messages name the limit as configured, not the moment the command was killed at.
-        Duration named = timeout != null && timeout.compareTo(ctx.timeLimit()) < 0 ? timeout : ctx.timeLimit();
+        Duration named = ctx.timeLimit(timeout);
         if (timeout != null && timeout.compareTo(limit) < 0) {
             limit = timeout;
         }

@@ -147,9 +147,9 @@ public final class DiskWritableProbe implements Probe {
             return ProbeResult.of(answered(entity, start).put("writable", true).build());
         } catch (TimeoutException e) {
             worker.interrupt();
-            Duration named = TIMEOUT.get(ctx.params()).compareTo(ctx.timeLimit()) < 0 ? TIMEOUT.get(ctx.params()) : ctx.timeLimit();
             return ProbeResult.of(Observation.of(entity).put("answered", false).put("earlier_test_stuck", false)
-                    .put("waited_seconds", seconds(limit.toNanos())).put("time_limit", named.toMillis() / 1000.0).build());
+                    .put("waited_seconds", seconds(limit.toNanos())).put("time_limit", ctx.timeLimit(TIMEOUT.get(ctx.params())).toMillis() / 1000.0)
+                    .build());
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof IOException io)) {
                 throw e.getCause() instanceof Exception cause ? cause : e;

@@ -41,6 +41,11 @@ public interface ProbeContext {
         return remaining();
     }
 
+    /** The limit to name for a probe given its own time limit as well ({@code own}, a parameter; null: none): the shorter. */
+    default Duration timeLimit(Duration own) {
+        return own != null && own.compareTo(timeLimit()) < 0 ? own : timeLimit();
+    }
+
     /**
      * Whether the check's rules or messages read this field. A probe reads its cheap fields
      * regardless (reports show them); a field that costs extra to read, such as inode counts that

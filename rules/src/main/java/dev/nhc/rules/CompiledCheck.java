@@ -75,31 +75,36 @@ final class CompiledCheck implements CompiledRules {
     }
 
     /**
-     * Per field, the limits its FAIL and WARN rules hold it to on their own ("fail if < 1.0 KiB or
-     * > 10.0 TiB, warn if < 256.0 MiB"); a condition that fires only together with another is
-     * left out, since alone it would misstate the rule.
+     * Per field, the limits its FAIL and WARN rules hold it to: "fail if < 1.0 KiB or > 10.0 TiB,
+     * warn if < 256.0 MiB". A map of several conditions is shown whole at its first field ("overall 0
+     * (fail if >= 20 and incidents 0)"): a part of it alone would misstate the rule.
      */
     private static Map<String, String> limits(List<Rule> ordered) {
-        Map<String, Map<Severity, List<String>>> by = new LinkedHashMap<>();
+        Map<String, Map<String, List<String>>> by = new LinkedHashMap<>();
+        int combined = 0;
         for (Rule r : ordered) {
             if (r.severity() != Severity.FAIL && r.severity() != Severity.WARN) {
                 continue;
             }
             for (Clause c : r.clauses()) {
-                if (c.conditions().size() == 1) {
-                    Condition cond = c.conditions().get(0);
-                    List<String> l = by.computeIfAbsent(cond.field().name(), k -> new LinkedHashMap<>())
-                            .computeIfAbsent(r.severity(), k -> new ArrayList<>());
-                    if (!l.contains(cond.written())) {
-                        l.add(cond.written());
-                    }
+                Condition first = c.conditions().get(0);
+                StringBuilder limit = new StringBuilder(first.written());
+                for (Condition more : c.conditions().subList(1, c.conditions().size())) {
+                    limit.append(" and ").append(more.field().name()).append(' ').append(more.written());
+                }
+                // Limits of one severity on the field alone read as alternatives; a whole map stands apart.
+                String group = r.severity().label() + (c.conditions().size() == 1 ? "" : "#" + combined++);
+                List<String> l = by.computeIfAbsent(first.field().name(), k -> new LinkedHashMap<>())
+                        .computeIfAbsent(group, k -> new ArrayList<>());
+                if (!l.contains(limit.toString())) {
+                    l.add(limit.toString());
                 }
             }
         }
         Map<String, String> out = new LinkedHashMap<>();
-        by.forEach((field, bySeverity) -> {
+        by.forEach((field, groups) -> {
             StringBuilder b = new StringBuilder();
-            bySeverity.forEach((severity, limits) -> b.append(b.length() == 0 ? "" : ", ").append(severity.label()).append(" if ")
+            groups.forEach((group, limits) -> b.append(b.length() == 0 ? "" : ", ").append(group.replaceFirst("#.*", "")).append(" if ")
                     .append(String.join(" or ", limits)));
             out.put(field, b.toString());
         });

@@ -186,7 +186,7 @@ class EvaluationTest {
         CheckConfig both = rules.check("fail: { used_percent: \"> 90\", temp: \"> 80C\" }", "warn: none");
         Finding f = rules.one(both, obs("/", "used_percent", 50L));
         assertEquals(Severity.PASS, f.severity());
-        assertEquals("/: used_percent 50%", f.message(), "a limit that holds only with another field's is not one of its own");
+        assertEquals("/: used_percent 50% (fail if > 90% and temp > 80C)", f.message(), "a map of conditions is shown whole");
     }
 
     @Test

@@ -189,6 +189,13 @@ class PackageIT {
         // The runtime's exact version names the shipped archive (the launcher looks it up by that name).
         Path x = Files.createTempDirectory("nhc-deb");
         exec("dpkg-deb", "-x", deb.toString(), x.toString());
+        // Every file as staged, byte for byte (the .deb is rewritten after jdeb; see drop-opt-entry.sh).
+        try (Stream<Path> walk = Files.walk(stage)) {
+            for (Path staged : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
+                Path unpacked = x.resolve(stage.relativize(staged).toString());
+                assertEquals(-1L, Files.mismatch(staged, unpacked), "deb: " + stage.relativize(staged) + " differs from the staged file");
+            }
+        }
         String release = Files.readString(x.resolve("opt/nhc/runtime/release"));
         String version = release.lines().filter(l -> l.startsWith("JAVA_RUNTIME_VERSION=")).findFirst().orElseThrow()
                 .replaceFirst("^JAVA_RUNTIME_VERSION=\"?([^\"]*)\"?$", "$1");

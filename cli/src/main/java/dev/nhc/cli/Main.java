@@ -32,6 +32,9 @@ public final class Main implements Runnable {
     @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
     boolean help;
 
+    @CommandLine.Option(names = {"-V", "--version"}, description = "Print nhc's version and the Java it runs on (as 'nhc version').")
+    boolean version;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -65,6 +68,9 @@ public final class Main implements Runnable {
             // No command is a mistake, not a request for help: the help goes where errors go, and the exit code says so.
             HelpLayout.commandLine(new Main()).usage(System.err);
             return ExitCodes.INVALID;
+        }
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+            return new VersionCommand().call();
         }
         if (args[0].equals("run")) {
             RunCommand fast = RunArgs.parse(java.util.Arrays.copyOfRange(args, 1, args.length));
@@ -133,6 +139,10 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
+        if (version) {
+            new VersionCommand().call();
+            return;
+        }
         spec.commandLine().usage(System.out);
     }
 }

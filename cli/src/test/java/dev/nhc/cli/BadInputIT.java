@@ -170,7 +170,7 @@ class BadInputIT {
         NhcProcess.Result r = NhcProcess.run(dir, Map.of());
         assertEquals(2, r.exit(), r.out() + r.err());
         assertEquals("", r.out());
-        assertTrue(r.err().startsWith("Usage: nhc [-h] COMMAND"), r.err());
+        assertTrue(r.err().startsWith("Usage: nhc [-hV] COMMAND"), r.err());
         assertTrue(r.err().contains("  replay ") && r.err().contains("Exit codes:"), r.err());
     }
 

@@ -20,6 +20,14 @@ sealed interface Condition {
     /** What the condition found, for automatic messages: {@code used_percent 97.2% > 95%}. */
     String describe(Object value);
 
+    /** The test without the field, its threshold in the field's unit: {@code > 98%}, {@code false}, {@code != 'active'}. */
+    String written();
+
+    /** Whether a reported value is of a kind this condition can judge (a number for a numeric test). */
+    default boolean accepts(Object value) {
+        return true;
+    }
+
     /** {@code >, >=, <, <=, ==, !=} over a number, with the threshold already in the field's unit. */
     record Numeric(FieldSpec field, Operator op, double threshold) implements Condition {
         @Override
@@ -37,9 +45,19 @@ sealed interface Condition {
         }
 
         @Override
+        public boolean accepts(Object value) {
+            return value instanceof Number;
+        }
+
+        @Override
         public String describe(Object value) {
             Unit u = field.unit();
             return field.name() + " " + u.format(value) + " " + op.symbol + " " + u.format(threshold);
+        }
+
+        @Override
+        public String written() {
+            return op.symbol + " " + field.unit().format(threshold);
         }
     }
 
@@ -58,6 +76,14 @@ sealed interface Condition {
             String shown = show(value);
             return negate ? field.name() + " is " + shown + ", not " + show(expected) : field.name() + " is " + shown;
         }
+
+        @Override
+        public String written() {
+            if (expected instanceof Boolean b) {
+                return String.valueOf(negate != b);
+            }
+            return (negate ? "!= " : "== ") + show(expected);
+        }
     }
 
     /**
@@ -74,6 +100,11 @@ sealed interface Condition {
         @Override
         public String describe(Object value) {
             return field.name() + " " + show(value) + (negate ? " does not match /" : " matches /") + pattern.pattern() + "/";
+        }
+
+        @Override
+        public String written() {
+            return (negate ? "!~ /" : "~ /") + pattern.pattern() + "/";
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu;
 
 import dev.nhc.checks.host.AllOf;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
 import dev.nhc.probe.DefaultRule;
@@ -43,6 +44,9 @@ public final class GpuInventoryProbe implements Probe {
             .field("uuid", Unit.TEXT, "GPU UUID")
             .field("persistence_mode", Unit.BOOLEAN, "whether persistence mode is on")
             .field("model_matches", Unit.BOOLEAN, "whether the GPU's name contains the check's model (reported when model is set)")
+            .reportedFor(Entity.Kind.NODE, "gpu_count", "driver_version")
+            .reportedFor(Entity.Kind.GPU, "name", "uuid", "persistence_mode", "model_matches")
+            .optional("persistence_mode", "model_matches")
             .rule(DefaultRule.fail(AllOf.of("nvml_available", false, "gpu_count", "< {with.count}"), "{nvml_error}")
                     .remedy(Remedy.REBOOT))
             .rule(DefaultRule.fail(Map.of("gpu_count", "< {with.count}"),

@@ -67,6 +67,7 @@ public final class CommandProbe implements Probe {
             .field("time_limit", Unit.SECONDS, "the time it was given")
             .field("killed_processes", Unit.COUNT, "processes it started that nhc killed (left running, or at the timeout)")
             .field("duration", Unit.SECONDS, "how long it ran")
+            .optional("first_line", "output_matches", "output_error")
             .rule(DefaultRule.fail(Map.of("timed_out", true),
                     "{entity} did not finish within {time_limit}; killed it and {killed_processes} {killed_processes|process|processes} it started"))
             .rule(DefaultRule.fail(AllOf.of("exit_code", EXIT_DIFFERS, "first_line", HAS_LINE), "{first_line}"))
@@ -99,6 +100,8 @@ public final class CommandProbe implements Probe {
         Entity entity = entity(argv);
         Duration limit = ProcessRunner.within(ctx.remaining());
         Duration timeout = TIMEOUT.get(p);
+        // Messages name the limit as configured, not the moment the command was killed at.
+        Duration named = ctx.timeLimit(timeout);
         if (timeout != null && timeout.compareTo(limit) < 0) {
             limit = timeout;
         }
@@ -119,7 +122,7 @@ public final class CommandProbe implements Probe {
                 .put("exit_code", (long) r.exitCode())
                 .put("first_line", r.firstLine().isEmpty() ? null : r.firstLine())
                 .put("timed_out", r.timedOut())
-                .put("time_limit", limit.toMillis() / 1000.0)
+                .put("time_limit", named.toMillis() / 1000.0)
                 .put("killed_processes", (long) r.killedChildren())
                 .put("duration", r.elapsed().toNanos() / 1e9);
         Pattern output = OUTPUT.get(p);

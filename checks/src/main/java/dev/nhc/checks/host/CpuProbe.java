@@ -66,6 +66,7 @@ public final class CpuProbe implements Probe {
             .field("uncounted", Unit.TEXT, "the expected counts (sockets, cores) that cannot be taken here because "
                     + TOPOLOGY + " is not available (some containers and VMs)")
             // A lost socket or core is hardware; missing threads alone are usually SMT or a CPU taken offline.
+            .optional("offline", "smt_active", "smt_control", "uncounted")
             .rule(DefaultRule.fail(Map.of("sockets", "< {with.sockets}"),
                     "{sockets} of {with.sockets} {with.sockets|socket|sockets} online ({cores} {cores|core|cores}, {threads} {threads|thread|threads}; online: {online})").remedy(Remedy.HARDWARE))
             .rule(DefaultRule.fail(Map.of("cores", "< {with.cores}"),

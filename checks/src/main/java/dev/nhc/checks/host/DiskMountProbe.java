@@ -58,6 +58,7 @@ public final class DiskMountProbe implements Probe {
             .field("options_match", Unit.BOOLEAN, "every option listed in 'options' is in effect (only with 'options')")
             .field("options_missing", Unit.TEXT, "the options listed in 'options' that are not in effect, comma separated "
                     + "(only when some are missing)")
+            .optional("source_matches", "options_match", "options_missing")
             .rule(DefaultRule.fail(Map.of("mounted", false), NOT_MOUNTED))
             .rule(DefaultRule.fail(AllOf.of("fstype", "!= {with.fstype}", "source_matches", false),
                     "{entity} is {fstype} (expected {with.fstype}) and mounted from {source} (expected {with.source})"))

@@ -68,6 +68,7 @@ public final class FileProbe implements Probe {
             .field("contents_match", Unit.BOOLEAN, "whether the 'contains' regex is found in its contents (only with contains)")
             .field("contents_readable", Unit.BOOLEAN, "whether its contents could be read (only with contains)")
             .field("contents_error", Unit.TEXT, "why its contents could not be read")
+            .optional("owner_matches", "contents_match", "contents_readable", "contents_error")
             .rule(DefaultRule.fail(Map.of("exists", false), "{entity} does not exist").when("exists", true))
             .rule(DefaultRule.fail(Map.of("exists", true), "{entity} exists but should not").when("exists", false))
             .rule(DefaultRule.fail(Map.of("mode", "!= {with.mode}"), "{entity}: mode {mode}, expected {with.mode}").when("exists", true))

@@ -79,6 +79,11 @@ public final class KernelLogProbe implements Probe {
             .field("regex_gave_up", Unit.COUNT, "kernel log: lines a pattern's regex gave up on (it went past its bound "
                     + "of work): not judged by that pattern")
             .field("regex_problem", Unit.TEXT, "kernel log: which patterns gave up, on how many lines")
+            // The patterns and the reading are both entities of kind LOG: a pattern is known by its severity, the reading by its source.
+            .reportedWith("severity", "matches", "lines", "summary", "remedy")
+            .reportedWith("source", "regex_gave_up")
+            .reportedWith("source", KernelLogSpec.READER_FIELDS)
+            .optional("severity", "source", "regex_problem", "cursor_problem")
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}" + STAYS).when(LATCH.name(), true).remedyFrom("remedy"))
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}").when(LATCH.name(), false).remedyFrom("remedy"))
             .rule(DefaultRule.warn(Map.of("severity", "warn", "lines", "> 0"), "{summary}").remedyFrom("remedy"))
@@ -87,7 +92,9 @@ public final class KernelLogProbe implements Probe {
             .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc read them"))
             // A catastrophic regex over a line a user shaped: the line was skipped, the reading went on.
             .rule(DefaultRule.warn(Map.of("regex_gave_up", "> 0"), "{regex_problem}")),
-            "kernel log", "latched kernel log matches", "fail patterns that matched earlier this boot", "the kernel log").build();
+            "kernel log", "latched kernel log matches", "fail patterns that matched earlier this boot", "the kernel log")
+            .reportedWith("source", "state_lost")
+            .optional(BootLatches.OPTIONAL_FIELDS).build();
 
     @Override
     public ProbeSpec spec() {

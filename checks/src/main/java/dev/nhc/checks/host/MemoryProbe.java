@@ -51,6 +51,7 @@ public final class MemoryProbe implements Probe {
             .field("expected_total", Unit.BYTES, "the memory 'total' expects (only with 'total')")
             .field("total_deviation_percent", Unit.PERCENT, "how far MemTotal is from 'total', in percent of it: "
                     + "negative when memory is missing (only with 'total')")
+            .optional("expected_total", "total_deviation_percent")
             .rule(DefaultRule.fail(Map.of("total_deviation_percent", "< -{with.tolerance}"), MISMATCH).remedy(Remedy.HARDWARE))
             .rule(DefaultRule.warn(Map.of("total_deviation_percent", "> {with.tolerance}"), MISMATCH))
             .build();

@@ -51,6 +51,7 @@ public final class ProcessProbe implements Probe {
             .param(MIN_COUNT)
             .field("count", Unit.COUNT, "matching processes (zombies excluded)")
             .field("pids", Unit.TEXT, "their pids, lowest first, at most " + PIDS_SHOWN + " (absent when none)")
+            .optional("pids")
             .rule(DefaultRule.fail(Map.of("count", 0), "process {entity} not running").when("state", "present"))
             .rule(DefaultRule.fail(Map.of("count", "< {with.min_count}"),
                     "only {count} of {with.min_count} process {entity} running (pids {pids})").when("state", "present"))

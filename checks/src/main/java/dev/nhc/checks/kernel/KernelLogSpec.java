@@ -48,6 +48,10 @@ public final class KernelLogSpec {
         return b.param(LOG).param(SINCE_BOOT).param(MAX_LINES).param(JOURNALCTL);
     }
 
+    /** The fields {@link #readerFields} declares, reported for the "kernel log" entity only. */
+    public static final String[] READER_FIELDS = {"lines_read", "unparsed_lines", "other_lines", "skipped_lines", "before_boot_lines", "lost_records",
+        "truncated_lines", "cursor_resets", "cursor_problem", "behind"};
+
     /** The fields of the "kernel log" entity that say how much was read and what could not be read. */
     public static ProbeSpec.Builder readerFields(ProbeSpec.Builder b) {
         return b.field("lines_read", Unit.COUNT, "new kernel log lines read this run")
@@ -62,6 +66,8 @@ public final class KernelLogSpec {
                 .field("cursor_resets", Unit.COUNT, "values of the reader's cursor in the check's state that were invalid and reset this run")
                 .field("cursor_problem", Unit.TEXT, "what was wrong with them")
                 .field("behind", Unit.BOOLEAN, "the log was not read to its end within the check's time; the rest is read next run")
+                .reportedFor(Entity.Kind.LOG, READER_FIELDS)
+                .optional("cursor_problem")
                 // The log was still read, so nothing was missed; but state that was damaged or edited is worth a look.
                 .rule(DefaultRule.warn(Map.of("cursor_resets", "> 0"), "kernel log cursor: {cursor_problem}"))
                 // A format nhc cannot read (a custom syslog template) would otherwise judge nothing, silently.

@@ -109,7 +109,18 @@ public final class IbPortsProbe implements Probe {
         for (String c : RATED) {
             b.field(c + "_rate", Unit.PER_MINUTE, "port: " + c + " per minute since the previous run");
         }
+        for (String c : SysfsIbPorts.COUNTERS) {
+            b.optional(c); // absent in ibstat output, and where a driver has no such counter
+        }
+        for (String c : RATED) {
+            b.optional(c + "_rate");
+        }
         return b
+                .reportedFor(Entity.Kind.NODE, "ports_found", "ports_other", "ports_up", "ports_not_up", "looked_for", "devices_missing",
+                        "devices_missing_names")
+                .reportedFor(Entity.Kind.PORT, "state", "phys_state", "active", "expected_active", "rate", "speed", "link_layer", "netdev")
+                .optional("ports_not_up", "devices_missing", "devices_missing_names", "rate", "speed", "netdev", "link_downed_increase",
+                        "link_error_recovery_increase", "link_downed_in_window")
                 .rule(DefaultRule.fail(Map.of("ports_found", 0), "no {looked_for} found ({ports_other} other {ports_other|port|ports} present)"))
                 .rule(DefaultRule.fail(Map.of("devices_missing", "> 0"), "devices without a port to check: {devices_missing_names}")
                         .remedy(Remedy.HARDWARE))

@@ -69,6 +69,9 @@ public final class GpuXidProbe implements Probe {
 
     private static final String STAYS = " — stays failing until reboot or `nhc clear {check}`";
 
+    /** The fields of a GPU's or an NVSwitch's observation. */
+    private static final String[] PER_DEVICE = {"xid_latched", "xid_warning", "xid_new", "last_xid", "needs_service", "xids", "remedy"};
+
     private static final ProbeSpec SPEC = BootLatches.fields(KernelLogSpec.withReader(ProbeSpec.builder("gpu.xid",
                     "NVIDIA XID/SXID errors from the kernel log (and, in the daemon, NVML's XID events); fatal ones stay "
                             + "failing until reboot or nhc clear. XID 79 is also recognised when the driver writes "
@@ -91,6 +94,10 @@ public final class GpuXidProbe implements Probe {
                     + "not a node fault by themselves")
             .field("nvml_events", Unit.COUNT, "kernel log: XID events NVML reported to the daemon since the last run")
             .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
+            .reportedFor(Entity.Kind.GPU, PER_DEVICE)
+            .reportedFor(Entity.Kind.NVSWITCH, PER_DEVICE)
+            .reportedFor(Entity.Kind.LOG, "application_xids", "nvml_events", "source")
+            .optional("last_xid", "xid_jobs", "jobs")
             .rule(DefaultRule.fail(Map.of("needs_service", true), "{entity}: {xids}" + STAYS)
                     .remedyFrom("remedy").slurmState(SlurmState.FAIL))
             .rule(DefaultRule.fail(Map.of("xid_latched", "> 0"), "{entity}: {xids}" + STAYS).remedyFrom("remedy"))
@@ -99,7 +106,9 @@ public final class GpuXidProbe implements Probe {
                     + "examined for XIDs (more than max_lines = {with.max_lines} this run)"))
             .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc "
                     + "read them; XIDs among them were missed")),
-            "kernel log", "latched XIDs", "fatal XIDs of this boot", "the kernel log").build();
+            "kernel log", "latched XIDs", "fatal XIDs of this boot", "the kernel log")
+            .reportedFor(Entity.Kind.LOG, "state_lost")
+            .optional(BootLatches.OPTIONAL_FIELDS).build();
 
     @Override
     public ProbeSpec spec() {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.config.ConfigProblem;
 import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.engine.report.JsonReport;
 import dev.nhc.model.Severity;
 import picocli.CommandLine.Command;

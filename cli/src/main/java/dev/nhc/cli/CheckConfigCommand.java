@@ -3,7 +3,8 @@ package dev.nhc.cli;
 import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.PlannedCheck;
-import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.policy.ExitCodes;
+import dev.nhc.units.Durations;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -29,7 +30,7 @@ final class CheckConfigCommand implements Callable<Integer> {
         for (PlannedCheck p : plan.checks()) {
             CheckConfig c = p.check();
             System.out.println("  " + c.name() + " (" + c.use() + ")" + (c.on().toString().equals("*") ? "" : " on " + c.on())
-                    + (c.every() != null ? " every " + PlanExecutor.human(c.every()) : ""));
+                    + (c.every() != null ? " every " + Durations.human(c.every()) : ""));
         }
         return ExitCodes.OK;
     }

@@ -2,7 +2,9 @@ package dev.nhc.cli;
 
 import dev.nhc.daemon.DaemonClient;
 import dev.nhc.daemon.DaemonSettings;
+import dev.nhc.engine.check.CheckState;
 import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.engine.run.RunLock;
 import dev.nhc.engine.state.StateStore;
 import picocli.CommandLine.Command;
@@ -56,16 +58,12 @@ final class ClearCommand implements Callable<Integer> {
                 System.err.println("nhc: a run is in progress (" + holder[0] + "); try again when it has finished");
                 return ExitCodes.INTERNAL;
             }
-            try (RunLock held = lock.get()) {
-                StateStore state = new StateStore(dir);
+            try (RunLock held = lock.get(); StateStore state = new StateStore(dir)) {
                 for (String name : checks) {
-                    plan.check(name).get().probe().clear(state.section("check." + name));
-                    state.section("rules." + name).clear();
-                    state.section("schedule").remove("last_run." + name);
-                    state.section("schedule").remove("last_findings." + name);
+                    // Nothing runs while the lock is held: the check's state is forgotten now, as its unit in the daemon does.
+                    new CheckState(state, name).forget(plan.check(name).get().probe());
                     System.out.println("cleared " + name);
                 }
-                state.flush();
             }
         } catch (dev.nhc.engine.files.UntrustedPathException e) {
             System.err.println("nhc: " + dev.nhc.engine.state.StateDirectory.refusal(dir, e));

@@ -1,5 +1,6 @@
 package dev.nhc.cli;
 
+import dev.nhc.engine.policy.ExitCodes;
 import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

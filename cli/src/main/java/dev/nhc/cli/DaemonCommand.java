@@ -6,7 +6,8 @@ import dev.nhc.daemon.Daemon;
 import dev.nhc.daemon.DaemonPlugin;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.plan.Plan;
-import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.policy.ExitCodes;
+import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.engine.plan.SiteJars;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -77,7 +78,7 @@ final class DaemonCommand implements Callable<Integer> {
         if (InheritedHangup.takeBack()) {
             System.err.println("nhc daemon: SIGHUP was ignored by whoever started nhc (nohup?); it reloads the config all the same");
         }
-        return Daemon.run(source, new PlanExecutor(Clock.systemUTC()), node, System.err, Map.of(NvmlXidEvents.class, xids), plugins,
+        return Daemon.run(source, SeverityPolicy.STANDARD, node, System.err, Map.of(NvmlXidEvents.class, xids), plugins,
                 List.of(new NvmlXidTrigger(xids, Clock.systemUTC()), new KernelLogTrigger()));
     }
 }

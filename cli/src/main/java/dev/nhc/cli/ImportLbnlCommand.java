@@ -4,6 +4,7 @@ import dev.nhc.cli.lbnl.LbnlImporter;
 import dev.nhc.cli.lbnl.LbnlImporter.Entry;
 import dev.nhc.cli.lbnl.LbnlImporter.Kind;
 import dev.nhc.cli.lbnl.YamlWriter;
+import dev.nhc.engine.policy.ExitCodes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -64,7 +65,7 @@ final class ImportLbnlCommand implements Callable<Integer> {
             err.println(file + ": not UTF-8 text");
             return ExitCodes.INVALID;
         } catch (IOException e) {
-            err.println(file + ": cannot read it: " + ExitCodes.describe(e));
+            err.println(file + ": cannot read it: " + Main.describe(e));
             return ExitCodes.INVALID;
         }
         LbnlImporter.Result result = new LbnlImporter(lbnlNhc, true).importConfig(file.toString(), content);

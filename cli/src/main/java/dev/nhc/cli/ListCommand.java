@@ -1,5 +1,6 @@
 package dev.nhc.cli;
 
+import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.config.ConfigSection;
 import dev.nhc.engine.config.Settings;
@@ -8,8 +9,8 @@ import dev.nhc.probe.FieldSpec;
 import dev.nhc.probe.ParamSpec;
 import dev.nhc.probe.Probe;
 import dev.nhc.engine.plan.ProbeRegistry;
-import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.units.Durations;
 import dev.nhc.units.Unit;
 import dev.nhc.engine.plan.SiteJars;
 import picocli.CommandLine.Command;
@@ -139,7 +140,7 @@ final class ListCommand implements Callable<Integer> {
 
     private static String show(Object v) {
         if (v instanceof Duration d) {
-            return PlanExecutor.human(d);
+            return Durations.human(d);
         }
         return String.valueOf(v);
     }

@@ -4,9 +4,9 @@ import dev.nhc.checks.capture.CaptureFile;
 import dev.nhc.checks.replay.CaptureKind;
 import dev.nhc.checks.replay.ReplayInputs;
 import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.engine.report.JsonReport;
 import dev.nhc.engine.report.TextReport;
-import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.model.Verdict;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -16,7 +16,6 @@ import picocli.CommandLine.Parameters;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -116,7 +115,7 @@ final class ReplayCommand implements Callable<Integer> {
                 System.out.print(TextReport.render(verdict, verbose, notes));
             }
             System.out.flush();
-            return new PlanExecutor(Clock.systemUTC()).policy().exitCode(verdict.severity(), false);
+            return ExitCodes.of(verdict.severity(), false);
         } catch (IOException e) {
             System.err.println("nhc: cannot replay: " + e.getMessage());
             return ExitCodes.INTERNAL;

@@ -4,6 +4,7 @@ import dev.nhc.cli.logging.Logging;
 import dev.nhc.engine.action.VerdictAction;
 import dev.nhc.daemon.DaemonSettings;
 import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.model.Verdict;
 import dev.nhc.engine.report.JsonReport;
 import dev.nhc.engine.report.TextReport;
@@ -161,7 +162,7 @@ final class RunCommand implements Callable<Integer> {
                 System.out.print(TextReport.render(verdict, verbose, notes));
             }
             System.out.flush();
-            return executor.policy().exitCode(verdict.severity(), forcedFailure);
+            return ExitCodes.of(verdict.severity(), forcedFailure);
         } catch (IOException e) {
             System.err.println("nhc: cannot release the run lock in " + dir + ": " + e.getMessage());
             return ExitCodes.INTERNAL;

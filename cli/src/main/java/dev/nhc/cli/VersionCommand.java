@@ -1,5 +1,6 @@
 package dev.nhc.cli;
 
+import dev.nhc.engine.policy.ExitCodes;
 import picocli.CommandLine.Command;
 
 import java.util.concurrent.Callable;

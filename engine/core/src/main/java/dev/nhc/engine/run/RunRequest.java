@@ -5,47 +5,30 @@ import dev.nhc.engine.state.StateStore;
 
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * One run: which plan, on which node, with which state. {@code only} limits the run to these
  * check names (empty: all). {@code services} are handed to probes through ProbeContext#service
  * (e.g. replayed captures). {@code ignoreSchedule}: run checks with {@code every:} even when not due
- * (an admin asking explicitly with --only, or the daemon, which keeps each check's schedule itself).
+ * (an admin asking explicitly with --only).
  */
 public record RunRequest(Plan plan, String node, StateStore state, Set<String> only,
-                         Map<Class<?>, Object> services, boolean ignoreSchedule, Abandoned abandoned) {
-
-    /** Told of a probe abandoned at its timeout, with a future that completes when the probe finally returns (if ever). */
-    @FunctionalInterface
-    public interface Abandoned {
-        void probe(String check, CompletableFuture<Void> returned);
-    }
+                         Map<Class<?>, Object> services, boolean ignoreSchedule) {
 
     public RunRequest {
         only = Set.copyOf(only);
         services = Map.copyOf(services);
-        abandoned = abandoned == null ? (c, r) -> { } : abandoned;
     }
 
     public static RunRequest of(Plan plan, String node, StateStore state) {
-        return new RunRequest(plan, node, state, Set.of(), Map.of(), false, null);
+        return new RunRequest(plan, node, state, Set.of(), Map.of(), false);
     }
 
     public RunRequest withOnly(Set<String> names) {
-        return new RunRequest(plan, node, state, names, services, !names.isEmpty() || ignoreSchedule, abandoned);
+        return new RunRequest(plan, node, state, names, services, !names.isEmpty() || ignoreSchedule);
     }
 
     public RunRequest withServices(Map<Class<?>, Object> s) {
-        return new RunRequest(plan, node, state, only, s, ignoreSchedule, abandoned);
-    }
-
-    public RunRequest ignoringSchedule() {
-        return new RunRequest(plan, node, state, only, services, true, abandoned);
-    }
-
-    /** The daemon keeps a check whose probe still hangs from starting again. */
-    public RunRequest onAbandoned(Abandoned a) {
-        return new RunRequest(plan, node, state, only, services, ignoreSchedule, a);
+        return new RunRequest(plan, node, state, only, s, ignoreSchedule);
     }
 }

@@ -38,7 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * or written (every write fails, naming why). Sections that nhc 0.1.0 wrote as YAML are still
  * read, and replaced by JSON the first time they change.
  */
-public final class StateStore {
+public final class StateStore implements AutoCloseable {
     /** Looked up when something is logged, not at class load: initialising logging costs a one-shot run ~50-100 ms it rarely needs. */
     private static Logger log() {
         return LoggerFactory.getLogger(StateStore.class);
@@ -70,6 +70,8 @@ public final class StateStore {
     private final String stopSection;
     /** Set when a test stopped a write: a killed process writes nothing more. */
     private volatile boolean stopped;
+    /** Closed with the store: no write after it. */
+    private final WriteSeal seal = new WriteSeal();
 
     public StateStore(Path dir) {
         this(dir, Ownership.runningAsRoot());
@@ -314,6 +316,10 @@ public final class StateStore {
      * such a reader takes as no record).
      */
     public void forget(String name) throws IOException {
+        seal.write(() -> forgetOpen(name));
+    }
+
+    private void forgetOpen(String name) throws IOException {
         Path d = checkDirectory();
         String base = safe(name);
         try {
@@ -330,24 +336,42 @@ public final class StateStore {
         }
     }
 
+    /**
+     * Ends this store's writes, waiting for one going now: the owner is about to give up the run
+     * lock, after which another nhc may hold it, so a probe abandoned at its limit that returns later
+     * must not write (it would overwrite that one's state, or a directory being deleted). What is
+     * changed afterwards stays in memory.
+     */
+    @Override
+    public void close() {
+        seal.close();
+    }
+
     /** The generations read but not yet in the journal (a journal begun or rebuilt this run). */
     private void saveJournal() {
         StateJournal j;
         synchronized (directoryCheck) {
             j = journal;
         }
-        if (j != null && !stopped) {
-            try {
+        if (j == null || stopped) {
+            return;
+        }
+        try {
+            seal.write(() -> {
                 j.save();
                 orphans.removeJournals();
-            } catch (IOException e) {
-                log().debug("cannot write {}: {}", StateJournal.FILE, IoReason.of(e));
-            }
+            });
+        } catch (IOException e) {
+            log().debug("cannot write {}: {}", StateJournal.FILE, IoReason.of(e));
         }
     }
 
     /** Snapshot, write and mark clean as one step, so that a change made meanwhile is never marked written. */
     private void write(StateSection s) throws IOException {
+        seal.write(() -> writeOpen(s));
+    }
+
+    private void writeOpen(StateSection s) throws IOException {
         synchronized (s) {
             if (!s.dirty() || stopped) {
                 return;

@@ -1,4 +1,4 @@
-package dev.nhc.engine.run;
+package dev.nhc.engine.check;
 
 import dev.nhc.probe.Params;
 import dev.nhc.probe.ProbeContext;
@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** The {@link ProbeContext} the runner gives each probe. */
-final class RunContext implements ProbeContext {
+/** The {@link ProbeContext} a {@link CheckRun} gives its probe. */
+final class CheckContext implements ProbeContext {
     private final String checkName;
     private final Params params;
     private final Path root;
@@ -28,7 +28,7 @@ final class RunContext implements ProbeContext {
     private final Set<String> fieldsRead;
     private final Duration timeLimit;
 
-    RunContext(String checkName, Params params, Path root, StateStore store, String stateName, Instant deadline, Duration timeLimit,
+    CheckContext(String checkName, Params params, Path root, StateStore store, String stateName, Instant deadline, Duration timeLimit,
                String hostname, Map<String, Object> settings, Clock clock, Map<Class<?>, Object> services, Set<String> fieldsRead) {
         this.checkName = checkName;
         this.params = params;

@@ -1,4 +1,4 @@
-package dev.nhc.engine.report;
+package dev.nhc.engine.check;
 
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
@@ -7,6 +7,7 @@ import dev.nhc.model.Finding;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
 import dev.nhc.model.SlurmState;
+import dev.nhc.model.Verdict;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -18,17 +19,69 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads a verdict back from the object {@link JsonReport#toMap} wrote (the daemon keeps its last
- * one in the state directory and serves it again after a restart, until its checks have run).
- * What was written by an older nhc or edited by hand is checked: anything that does not read as a
- * finding is left out, and a verdict that cannot be read at all is null.
+ * How results are kept in the state directory: the findings an {@code every:} check carries over
+ * between its runs, and the verdict the daemon serves again after a restart until its checks have
+ * run. This is the persistence format, apart from the report's JSON (which may change for its
+ * readers without touching what a node has saved); its keys are the ones nhc 0.1 wrote, so state
+ * written before reads the same. What is read back was maybe written by an older nhc or edited by
+ * hand, so it is checked: anything that does not read as a finding is left out, and a verdict that
+ * cannot be read at all is null.
  */
-public final class VerdictJson {
-    private VerdictJson() {
+public final class SavedResults {
+    private SavedResults() {
     }
 
-    /** The check results in {@code m}, with their findings; null when {@code m} is not a verdict. */
-    public static Restored read(Object o) {
+    /** A finding as saved: what it says, without what it observed (a carried-over finding shows no values). */
+    public static Map<String, Object> finding(Finding f) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("check", f.check());
+        m.put("entity", f.entity().label());
+        m.put("entity_kind", f.entity().kind().label());
+        m.put("entity_id", f.entity().id());
+        if (f.entity().pciBusId() != null) {
+            m.put("pci_bus_id", f.entity().pciBusId());
+        }
+        m.put("severity", f.severity().label());
+        m.put("message", f.message());
+        m.put("remedy", f.remedy().label());
+        if (f.slurmState() != null) {
+            m.put("slurm_state", f.slurmState().label());
+        }
+        return m;
+    }
+
+    /** A verdict as the daemon saves it: when, what each check's result was, and the findings. */
+    public static Map<String, Object> verdict(Verdict v) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("node", v.node());
+        m.put("severity", v.severity().label());
+        m.put("started", v.started().toString());
+        m.put("duration_ms", v.durationMs());
+        List<Object> findings = new ArrayList<>();
+        for (Finding f : v.findings()) {
+            findings.add(finding(f));
+        }
+        m.put("findings", findings);
+        List<Object> checks = new ArrayList<>();
+        for (CheckResult c : v.checks()) {
+            Map<String, Object> cm = new LinkedHashMap<>();
+            cm.put("name", c.name());
+            cm.put("probe", c.probe());
+            cm.put("tags", List.copyOf(c.tags()));
+            cm.put("status", c.status().label());
+            cm.put("severity", c.severity().label());
+            cm.put("duration_ms", c.durationMs());
+            if (c.note() != null) {
+                cm.put("note", c.note());
+            }
+            checks.add(cm);
+        }
+        m.put("checks", checks);
+        return m;
+    }
+
+    /** The check results in {@code o}, with their findings; null when {@code o} is not a saved verdict. */
+    public static Restored verdict(Object o) {
         if (!(o instanceof Map<?, ?> m) || !(m.get("checks") instanceof List<?> checks) || !(m.get("started") instanceof String started)) {
             return null;
         }
@@ -72,7 +125,7 @@ public final class VerdictJson {
         return new Restored(at, results);
     }
 
-    /** A verdict's check results and when its run started. */
+    /** A saved verdict's check results and when its run started. */
     public record Restored(Instant started, List<CheckResult> checks) {
     }
 
@@ -86,13 +139,12 @@ public final class VerdictJson {
     }
 
     /**
-     * A finding saved as {@link JsonReport#finding} writes it (an {@code every:} check's last
-     * result), or null when the entry is unusable (hand-edited, of another version). Entries that
-     * do not name their check, as nhc 0.1 saved them, get {@code check}.
+     * A finding saved by {@link #finding(Finding)}, or null when the entry is unusable (hand-edited,
+     * of another version). Entries that do not name their check, as nhc 0.1 saved them, get {@code check}.
      */
     public static Finding finding(Object o, String check) {
         if (o instanceof Map<?, ?> m && !(m.get("check") instanceof String)) {
-            Map<Object, Object> named = new java.util.LinkedHashMap<>(m);
+            Map<Object, Object> named = new LinkedHashMap<>(m);
             named.put("check", check);
             o = named;
         }

@@ -1,7 +1,6 @@
 package dev.nhc.daemon;
 
 import dev.nhc.engine.config.ConfigException;
-import dev.nhc.engine.config.ConfigProblem;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.engine.policy.SeverityPolicy;
@@ -12,7 +11,6 @@ import dev.nhc.model.Verdict;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +18,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -57,8 +54,9 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private final AtomicLong reloads = new AtomicLong();
     private final AtomicLong reloadFailures = new AtomicLong();
     private final CountDownLatch stopped = new CountDownLatch(1);
-    private final List<RecheckTrigger> triggers = new CopyOnWriteArrayList<>();
+    private final Triggers triggers = new Triggers(this::log);
     private final PluginHost plugins;
+    private final SocketAnswers answers;
     private final Endpoints endpoints;
 
     private final Object lock = new Object();
@@ -88,17 +86,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         this.startedAt = clock.instant();
         this.plugins = new PluginHost(plugins, this::verdict, this::log);
         NhcMetrics metrics = new NhcMetrics(policy, this::status, this.plugins::labels, this.plugins::metrics);
-        this.endpoints = new Endpoints(this::status, metrics, this::recheckAll, new VerdictSocket.Handler() {
-            @Override
-            public VerdictSocket.Answer verdict(String configFile) {
-                return socketAnswer(configFile);
-            }
-
-            @Override
-            public VerdictSocket.Answer clear(List<String> checks) {
-                return Daemon.this.clear(checks);
-            }
-        }, this::fatal);
+        this.answers = new SocketAnswers(() -> scheduler, this::verdict, this.plugins, this::log);
+        this.endpoints = new Endpoints(this::status, metrics, this::recheckAll, answers, this::fatal);
     }
 
     /**
@@ -117,7 +106,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         try {
             d.start();
         } catch (ConfigException e) {
-            err.println(describe(e));
+            err.println(e.oneLine());
             d.close();
             return ExitCodes.INVALID;
         } catch (IOException | IllegalArgumentException | IllegalStateException e) {
@@ -125,24 +114,10 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             d.close();
             return ExitCodes.INTERNAL;
         }
-        d.installSignalHandlers();
+        HangupSignal.reloads(() -> d.scheduler.execute(d::reload), d::log);
         Runtime.getRuntime().addShutdownHook(new Thread(d::close, "nhc-shutdown"));
         d.awaitStop();
         return ExitCodes.OK;
-    }
-
-    /** SIGHUP reloads. SIGTERM/SIGINT take the JVM's normal path, which runs the shutdown hook. */
-    @SuppressWarnings("removal")
-    public void installSignalHandlers() {
-        try {
-            sun.misc.Signal hup = new sun.misc.Signal("HUP");
-            if (sun.misc.Signal.handle(hup, sig -> scheduler.execute(this::reload)) == sun.misc.SignalHandler.SIG_IGN) {
-                // The JVM installs nothing over an inherited "ignore": say so rather than ignore reloads silently.
-                log("SIGHUP is ignored in this process (started under nohup?): reload by restarting");
-            }
-        } catch (IllegalArgumentException | UnsupportedOperationException e) {
-            log("cannot handle SIGHUP here (" + e.getMessage() + "); reload by restarting");
-        }
     }
 
     /**
@@ -183,7 +158,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             scheduler.start();
             scheduleTick(plan.settings().interval());
         }
-        startTriggers(plan);
+        triggers.start(plan, this::recheckTag);
         InetSocketAddress at = endpoints.address();
         log("started on " + node + " with " + plan.config().file().toAbsolutePath() + " (" + plan.checks().size() + " checks, state in "
                 + plan.settings().stateDir() + "); endpoints on http://" + at.getHostString() + ":" + at.getPort()
@@ -201,7 +176,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             plan = source.load();
             ds = DaemonSettings.of(plan);
         } catch (ConfigException e) {
-            return rejectReload(describe(e));
+            return rejectReload(e.oneLine());
         } catch (RuntimeException | StackOverflowError e) {
             // A loader bug must not kill the SIGHUP worker with a stack trace and leave the reload uncounted.
             return rejectReload("nhc could not load it (" + e + ")");
@@ -231,7 +206,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 plugins.deliver(v); // a plugin just started hears of the verdict now, not at the next result
             }
         }
-        startTriggers(plan);
+        triggers.start(plan, this::recheckTag);
         reloadProblem = problem;
         log("reloaded " + plan.config().file().toAbsolutePath() + " (" + plan.checks().size() + " checks)");
         return true;
@@ -242,23 +217,6 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         reloadProblem = "config reload rejected, still running the previous config: " + why;
         log(reloadProblem);
         return false;
-    }
-
-    /** (Re)starts the recheck triggers for this plan; each closes what it watched for the previous one. */
-    private void startTriggers(Plan plan) {
-        synchronized (triggers) {
-            if (closed) {
-                return; // stopped meanwhile: close() has closed them
-            }
-            for (RecheckTrigger t : triggers) {
-                try {
-                    t.start(plan, this::recheckTag);
-                } catch (Exception | LinkageError e) {
-                    // No events (e.g. no NVML on this host): the checks still run on their schedule.
-                    log(t.getClass().getSimpleName() + " not started: " + e.getMessage() + "; its checks run on their schedule only");
-                }
-            }
-        }
     }
 
     /** A check's result came in (null: a reload changed the checks): the verdict again, saved, and to the plugins. */
@@ -305,53 +263,9 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
     }
 
-    /** The verdict socket's answer for bin/nhc-slurm, asked with the config file it would run. */
-    private VerdictSocket.Answer socketAnswer(String configFile) {
-        CheckScheduler s = scheduler;
-        Verdict v = verdict();
-        if (s == null || v == null) {
-            return VerdictSocket.Answer.unavailable("no verdict yet");
-        }
-        String mine = String.valueOf(s.plan().config().file());
-        if (configFile != null && !configFile.isEmpty() && !sameFile(configFile, mine)) {
-            return VerdictSocket.Answer.unavailable("the daemon runs " + mine + ", not " + configFile);
-        }
-        String behind = s.behind(true);
-        if (behind != null) {
-            return VerdictSocket.Answer.unavailable(behind);
-        }
-        if (!plugins.actsForHealthProgram()) {
-            return VerdictSocket.Answer.unavailable("the daemon does not act on the scheduler for this node (" + mine
-                    + " has no section for it, such as slurm:)");
-        }
-        return VerdictSocket.Answer.of(ExitCodes.of(v.severity(), false), v, plugins.problems());
-    }
-
-    /**
-     * {@code nhc clear CHECK...} while the daemon holds the state: forgets what those checks
-     * remember (latched events, counters, {@code for:} streaks, the last scheduled result) and runs
-     * them again at once; a check whose run is going, or whose probe hangs, is cleared when that ends.
-     */
+    /** {@code nhc clear} as the verdict socket does it (for tests). */
     VerdictSocket.Answer clear(List<String> checks) {
-        CheckScheduler s = scheduler;
-        if (s == null) {
-            return VerdictSocket.Answer.unavailable("the daemon is starting");
-        }
-        String out = s.clear(checks);
-        if (out == null) {
-            String missing = checks.stream().filter(c -> !s.checks().containsKey(c)).findFirst().orElse("?");
-            return VerdictSocket.Answer.text(ExitCodes.INVALID, "no check " + missing + " in " + s.plan().config().file() + "\n");
-        }
-        log("cleared " + String.join(", ", checks) + " on request");
-        return VerdictSocket.Answer.text(ExitCodes.OK, out);
-    }
-
-    private static boolean sameFile(String a, String b) {
-        try {
-            return Files.isSameFile(java.nio.file.Path.of(a), java.nio.file.Path.of(b));
-        } catch (IOException | RuntimeException e) {
-            return a.equals(b);
-        }
+        return answers.clear(checks);
     }
 
     @Override
@@ -456,15 +370,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             }
             endpoints.close();
         }
-        synchronized (triggers) {
-            for (RecheckTrigger t : triggers) {
-                try {
-                    t.close();
-                } catch (RuntimeException e) {
-                    log("closing " + t.getClass().getSimpleName() + ": " + e.getMessage());
-                }
-            }
-        }
+        triggers.close();
         plugins.close();
         if (store != null) {
             store.close();
@@ -477,17 +383,6 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             }
         }
         stopped.countDown();
-    }
-
-    static String describe(ConfigException e) {
-        StringBuilder b = new StringBuilder();
-        for (ConfigProblem p : e.problems()) {
-            if (b.length() > 0) {
-                b.append("; ");
-            }
-            b.append(p);
-        }
-        return b.length() == 0 ? String.valueOf(e.getMessage()) : b.toString();
     }
 
     /** For tests: how many scheduled runs of this check were not started because its probe still hangs. */

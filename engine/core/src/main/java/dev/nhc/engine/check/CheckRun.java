@@ -1,24 +1,19 @@
 package dev.nhc.engine.check;
 
+import dev.nhc.engine.config.OnUnknown;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.PlannedCheck;
 import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.engine.state.StateStore;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
-import dev.nhc.model.Finding;
-import dev.nhc.model.Observation;
-import dev.nhc.model.Severity;
 import dev.nhc.probe.ProbeResult;
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -29,8 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-
-import static dev.nhc.units.Durations.human;
 
 /**
  * One check's whole life, the same whoever schedules it (as kubelet's prober worker owns its
@@ -46,15 +39,10 @@ import static dev.nhc.units.Durations.human;
  * and every started {@link Attempt} must be {@linkplain Attempt#await awaited}, which ends the run.
  */
 public final class CheckRun {
-    /** Looked up when something is logged, not at class load: initialising logging costs a one-shot run ~50-100 ms it rarely needs. */
-    private static Logger log() {
-        return LoggerFactory.getLogger(CheckRun.class);
-    }
-
     private final String name;
     private final StateStore store;
     private final CheckState state;
-    private final SeverityPolicy policy;
+    private final CheckJudge judge;
     /** Wall-clock time for what is shown and saved (an every: check's last run); time limits are System.nanoTime's. */
     private final Clock clock;
     private final Executor probes;
@@ -96,7 +84,7 @@ public final class CheckRun {
         this.name = check.name();
         this.store = store;
         this.state = new CheckState(store, name);
-        this.policy = policy;
+        this.judge = new CheckJudge(name, policy, state);
         this.clock = clock;
         this.probes = probes;
         this.bound = new Bound(plan, check);
@@ -163,12 +151,12 @@ public final class CheckRun {
         try {
             PlannedCheck c = b.check();
             if (!c.check().on().matches(o.node())) {
-                return new Attempt(b, CheckResult.skipped(name, c.check().use(), c.spec().tags(), "not for this host (on: " + c.check().on() + ")"));
+                return new Attempt(b, judge.skipped(c, "not for this host (on: " + c.check().on() + ")"));
             }
             Instant now = clock.instant();
             Instant due = o.bySchedule() ? nextDue(now) : null;
             if (due != null && due.isAfter(now)) {
-                return new Attempt(b, carriedOver(c, now, due));
+                return new Attempt(b, judge.carriedOver(c, now, due));
             }
             long t0 = System.nanoTime();
             long timeout = c.timeout().toNanos();
@@ -262,38 +250,31 @@ public final class CheckRun {
 
         private CheckResult outcome() {
             PlannedCheck c = bound.check();
+            OnUnknown onUnknown = bound.plan().settings().onUnknown();
             CheckResult r;
             boolean carried = false;
             try {
                 Timed t = probe.get(Math.max(0, dueNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
                 carried = t.result().carriedOver();
-                r = judge(bound, t.result(), t.millis());
+                r = judge.judged(c, onUnknown, t.result(), t.millis());
             } catch (TimeoutException | CancellationException e) {
-                r = abandoned(c);
+                // Never waited for past its limit: interrupted and left behind (a blocked native call cannot be stopped).
+                abandon();
+                r = judge.timedOut(c, onUnknown, Duration.ofNanos(dueNanos - startNanos), byRunDeadline, elapsedMillis());
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause() == null ? e : e.getCause();
-                log().debug("check {} failed", name, cause);
-                String why = "cannot run: " + describe(cause);
-                r = undecided(bound, CheckStatus.ERROR, List.of(policy.couldNotRun(c, why)), List.of(), elapsedMillis(), why);
+                LoggerFactory.getLogger(CheckRun.class).debug("check {} failed", name, cause);
+                r = judge.couldNotRun(c, onUnknown, "cannot run: " + CheckJudge.describe(cause), elapsedMillis());
             } catch (InterruptedException e) {
                 // The owner is stopping: whatever the probe does now, it is not waited for.
                 Thread.currentThread().interrupt();
                 abandon();
-                r = undecided(bound, CheckStatus.ERROR, List.of(policy.couldNotRun(c, "interrupted")), List.of(), elapsedMillis(), "interrupted");
+                r = judge.couldNotRun(c, onUnknown, "interrupted", elapsedMillis());
             }
             if (c.every() != null && r.status() != CheckStatus.SKIPPED && !carried) {
                 state.remember(clock.instant(), r.findings());
             }
             return r;
-        }
-
-        /** A probe is never waited for past its limit: it is interrupted and left behind (a blocked native call cannot be stopped). */
-        private CheckResult abandoned(PlannedCheck c) {
-            abandon();
-            String why = "probe " + c.check().use() + " did not finish within " + human(Duration.ofNanos(dueNanos - startNanos))
-                    + (byRunDeadline ? " (the run's deadline)" : "") + "; abandoned";
-            log().warn("check {}: {}", name, why);
-            return undecided(bound, CheckStatus.TIMED_OUT, List.of(policy.timedOut(c, why)), List.of(), elapsedMillis(), why);
         }
 
         private void abandon() {
@@ -306,61 +287,6 @@ public final class CheckRun {
         private long elapsedMillis() {
             return (System.nanoTime() - startNanos) / 1_000_000;
         }
-    }
-
-    private CheckResult judge(Bound b, ProbeResult pr, long ms) {
-        PlannedCheck c = b.check();
-        if (pr.skipped() != null) {
-            return new CheckResult(name, c.check().use(), c.spec().tags(), CheckStatus.SKIPPED, Severity.PASS, ms, List.of(), List.of(),
-                    pr.skipped());
-        }
-        List<Finding> raw = new ArrayList<>();
-        List<Observation> readable = new ArrayList<>();
-        for (Observation o : pr.observations()) {
-            if (o.readable()) {
-                readable.add(o);
-            } else {
-                raw.add(policy.unreadable(c, o));
-            }
-        }
-        try {
-            raw.addAll(c.rules().judge(readable, name));
-        } catch (RuntimeException e) {
-            log().debug("rules of check {} failed", name, e);
-            raw.add(policy.couldNotRun(c, "cannot judge: " + describe(e)));
-            return undecided(b, CheckStatus.COMPLETED, raw, pr.observations(), ms, null);
-        }
-        List<Finding> settled = policy.settle(c.check(), raw, state.streaks(), b.plan().settings().onUnknown());
-        return result(c, CheckStatus.COMPLETED, settled, pr.observations(), ms, null);
-    }
-
-    /** A run that saw nothing (timed out, threw, rules failed): only on_unknown applies, its for: streaks are not touched. */
-    private CheckResult undecided(Bound b, CheckStatus status, List<Finding> raw, List<Observation> observations, long ms, String note) {
-        List<Finding> settled = policy.settleUndecided(b.check().check(), raw, b.plan().settings().onUnknown());
-        return result(b.check(), status, settled, observations, ms, note);
-    }
-
-    private CheckResult result(PlannedCheck c, CheckStatus status, List<Finding> settled, List<Observation> observations, long ms,
-                               String note) {
-        return new CheckResult(name, c.check().use(), c.spec().tags(), status, policy.ofFindings(settled), ms, settled, observations, note);
-    }
-
-    /** An every: check that is not due: what it found when it last ran, saying so. */
-    private CheckResult carriedOver(PlannedCheck c, Instant now, Instant next) {
-        Instant last = next.minus(c.every());
-        List<Finding> findings = state.lastFindings();
-        String note = "not due (every " + human(c.every()) + "); last run " + human(Duration.between(last, now)) + " ago, next in "
-                + human(Duration.between(now, next)) + "; showing its last result";
-        return result(c, CheckStatus.COMPLETED, findings, List.of(), 0, note);
-    }
-
-    /** How a run that threw is described in its finding ("cannot run: " + this). */
-    static String describe(Throwable t) {
-        String m = t.getMessage();
-        if (t instanceof NoClassDefFoundError || t instanceof UnsatisfiedLinkError) {
-            return t.getClass().getSimpleName() + ": " + m;
-        }
-        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m.replace('\n', ' ');
     }
 
     // ---- the end of a run, and nhc clear

@@ -2,7 +2,7 @@ package dev.nhc.checks;
 
 import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigException;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.rules.RuleEngine;
 import dev.nhc.engine.plan.ProbeRegistry;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package dev.nhc.cli;
 
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.config.ConfigException;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.config.ConfigProblem;
 import picocli.CommandLine.Option;
 

@@ -4,7 +4,7 @@ import dev.nhc.checks.gpu.xid.NvmlXidEvents;
 import dev.nhc.cli.logging.Logging;
 import dev.nhc.daemon.Daemon;
 import dev.nhc.daemon.DaemonPlugin;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.engine.policy.SeverityPolicy;

@@ -1,7 +1,7 @@
 package dev.nhc.cli;
 
 import dev.nhc.engine.policy.ExitCodes;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.config.ConfigSection;
 import dev.nhc.engine.config.Settings;
 import dev.nhc.probe.DefaultRule;

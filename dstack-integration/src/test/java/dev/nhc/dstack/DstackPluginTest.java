@@ -5,7 +5,7 @@ import dev.nhc.daemon.Daemon;
 import dev.nhc.daemon.DaemonSection;
 import dev.nhc.daemon.HostPort;
 import dev.nhc.engine.config.ConfigException;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.ProbeRegistry;
 import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.engine.testing.PassThroughRules;

@@ -1,7 +1,7 @@
 package dev.nhc.checks.host;
 
 import dev.nhc.checks.DecimalDigits;
-import dev.nhc.engine.process.CurrentProcess;
+import dev.nhc.engine.files.CurrentProcess;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;

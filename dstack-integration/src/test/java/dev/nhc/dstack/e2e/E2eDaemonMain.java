@@ -2,7 +2,7 @@ package dev.nhc.dstack.e2e;
 
 import dev.nhc.daemon.Daemon;
 import dev.nhc.daemon.DaemonPlugin;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.ProbeRegistry;
 import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.rules.RuleEngine;

@@ -1,7 +1,7 @@
 package dev.nhc.daemon;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.ProbeRegistry;
 import dev.nhc.engine.policy.SeverityPolicy;

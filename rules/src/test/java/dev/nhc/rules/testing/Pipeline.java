@@ -1,6 +1,6 @@
 package dev.nhc.rules.testing;
 
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.config.ConfigSection;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.ProbeRegistry;

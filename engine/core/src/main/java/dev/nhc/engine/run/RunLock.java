@@ -4,7 +4,7 @@ import dev.nhc.engine.config.Ownership;
 import dev.nhc.engine.files.FileStat;
 import dev.nhc.engine.files.IoReason;
 import dev.nhc.engine.files.UntrustedPathException;
-import dev.nhc.engine.process.CurrentProcess;
+import dev.nhc.engine.files.CurrentProcess;
 import dev.nhc.engine.state.StateDirectory;
 
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.nhc.engine.run;
 
 import dev.nhc.engine.plan.Plan;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
 import dev.nhc.model.Entity;

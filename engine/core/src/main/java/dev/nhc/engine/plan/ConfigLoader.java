@@ -1,19 +1,28 @@
-package dev.nhc.engine.config;
+package dev.nhc.engine.plan;
 
+import dev.nhc.engine.config.CheckConfig;
+import dev.nhc.engine.config.Config;
+import dev.nhc.engine.config.ConfigException;
+import dev.nhc.engine.config.ConfigNode;
+import dev.nhc.engine.config.ConfigSection;
+import dev.nhc.engine.config.HostSelector;
+import dev.nhc.engine.config.Location;
+import dev.nhc.engine.config.OnUnknown;
+import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.config.ParamConverter;
+import dev.nhc.engine.config.Problems;
+import dev.nhc.engine.config.Settings;
+import dev.nhc.engine.config.Suggest;
+import dev.nhc.engine.config.TrustedValues;
+import dev.nhc.engine.config.YamlReader;
 import dev.nhc.engine.files.IoReason;
 import dev.nhc.engine.files.OpenedFile;
 import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.SlurmState;
-import dev.nhc.engine.plan.CompiledRules;
-import dev.nhc.engine.plan.Plan;
-import dev.nhc.engine.plan.PlannedCheck;
-import dev.nhc.engine.plan.RulesCompiler;
-import dev.nhc.engine.plan.SiteJars;
 import dev.nhc.probe.ParamSpec;
 import dev.nhc.probe.Params;
 import dev.nhc.probe.Probe;
-import dev.nhc.engine.plan.ProbeRegistry;
 import dev.nhc.units.Quantity;
 
 import java.io.IOException;

@@ -1,6 +1,10 @@
-package dev.nhc.engine.config;
+package dev.nhc.engine.plan;
 
-import dev.nhc.engine.plan.ProbeRegistry;
+import dev.nhc.engine.config.CheckConfig;
+import dev.nhc.engine.config.Config;
+import dev.nhc.engine.config.ConfigException;
+import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.config.YamlReader;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.engine.testing.PassThroughRules;
 import dev.nhc.engine.testing.ScriptedProbe;

@@ -1,4 +1,4 @@
-package dev.nhc.engine.process;
+package dev.nhc.engine.files;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -20,7 +20,7 @@ public record Settings(Params values) {
     public static final ParamSpec<String> ON_UNKNOWN = ParamSpec.choice("on_unknown",
             "what a check that could not decide counts as", "ignore", "warn", "fail").defaultValue("ignore");
     public static final ParamSpec<String> ROOT = ParamSpec.text("root",
-            "system root under which /proc, /sys and /dev are read (for tests and containers)").defaultValue("/");
+            "system root under which /proc, /sys, /dev and the filesystems disk.usage measures are read (for tests and containers)").defaultValue("/");
     public static final ParamSpec<Duration> INTERVAL = ParamSpec.duration("interval",
             "nhc daemon: how often a check without 'every:' runs").defaultValue(Duration.ofSeconds(60)).check(Settings::positive);
     public static final ParamSpec<String> NVML_LIBRARY = ParamSpec.text("nvml_library", "path of libnvidia-ml.so.1 (default: the system's)");

@@ -58,8 +58,11 @@ public final class IbPortsProbe implements Probe {
                     "the rate in Gb/s the ports must run at (e.g. 400 for NDR 4X); an active port below it warns, or does not count towards 'count'")
             .check(n -> n < 1 ? "must be at least 1 (Gb/s)" : n > 100_000 ? "must be a rate in Gb/s such as 400" : null);
     static final ParamSpec<List<Pattern>> DEVICES = ParamSpec.globs("devices",
-                    "device names or globs to consider, e.g. [mlx5_0, \"mlx5_[3-6]\"] (DEVICE/PORT names one port); default: every device")
-            .check(l -> l.isEmpty() ? "list at least one device name or glob, or leave 'devices' out for every device" : null);
+                    "device names or globs to consider, e.g. [mlx5_0, \"mlx5_[3-6]\"] (DEVICE/PORT, or LBNL NHC's DEVICE:PORT, names one port); "
+                            + "default: every device")
+            .check(IbPortsProbe::deviceNamesProblem);
+    /** A device as sysfs names it (mlx5_0, mlx5_ib3, hfi1_0, mlx5_bond_0), optionally a port; glob characters allowed in both. */
+    private static final Pattern DEVICE_NAME = Pattern.compile("[A-Za-z0-9_.*?\\[\\]!-]+([/:][0-9*?\\[\\]!-]+)?");
     static final ParamSpec<String> LINK_LAYER = ParamSpec.choice("link_layer",
                     "which ports to consider: InfiniBand ones, Ethernet (RoCE) ones, or both", "infiniband", "ethernet", "any")
             .defaultValue("infiniband");
@@ -246,11 +249,31 @@ public final class IbPortsProbe implements Probe {
             return true;
         }
         for (Pattern g : devices) {
-            if (g.matcher(port.device()).matches() || g.matcher(port.id()).matches()) {
+            if (named(port, g)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** A port is named by its device (mlx5_0), its id (mlx5_0/1) or LBNL NHC's form of it (mlx5_0:1, what check_hw_ib compares). */
+    private static boolean named(IbPort port, Pattern g) {
+        return g.matcher(port.device()).matches() || g.matcher(port.id()).matches()
+                || g.matcher(port.device() + ":" + port.port()).matches();
+    }
+
+    /** Why a 'devices' list cannot name ports, or null: check-config refuses a name no port could ever have. */
+    static String deviceNamesProblem(List<Pattern> devices) {
+        if (devices.isEmpty()) {
+            return "list at least one device name or glob, or leave 'devices' out for every device";
+        }
+        for (Pattern g : devices) {
+            String name = Globs.show(g);
+            if (!DEVICE_NAME.matcher(name).matches()) {
+                return "'" + name + "' is not a device (mlx5_0), a device and port (mlx5_0/1, or LBNL NHC's mlx5_0:1), or a glob of them";
+            }
+        }
+        return null;
     }
 
     private static boolean layerMatches(IbPort port, String layer) {
@@ -268,7 +291,7 @@ public final class IbPortsProbe implements Probe {
             boolean any = false;
             boolean considered = false;
             for (IbPort port : all) {
-                if (g.matcher(port.device()).matches() || g.matcher(port.id()).matches()) {
+                if (named(port, g)) {
                     any = true;
                     considered |= !port.readable() || layerMatches(port, layer);
                 }

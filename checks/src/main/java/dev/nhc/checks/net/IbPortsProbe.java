@@ -1,5 +1,6 @@
 package dev.nhc.checks.net;
 
+import dev.nhc.checks.Globs;
 import dev.nhc.checks.host.AllOf;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;

@@ -29,8 +29,11 @@ public record Settings(Params values) {
     public static final ParamSpec<String> LOG_LEVEL = ParamSpec.choice("log_level", "how much nhc logs",
             "error", "warn", "info", "debug").defaultValue("warn");
 
+    public static final ParamSpec<Boolean> RUN_ACTIONS = ParamSpec.flag("run_actions",
+            "let checks run the actions their config gives them (a process check's 'start'); off: nhc only observes").defaultValue(false);
+
     public static final List<ParamSpec<?>> SPEC = List.of(DEADLINE, CHECK_TIMEOUT, STATE_DIR, ON_UNKNOWN, ROOT, INTERVAL,
-            NVML_LIBRARY, DCGMI, LOG_FILE, LOG_LEVEL);
+            NVML_LIBRARY, DCGMI, LOG_FILE, LOG_LEVEL, RUN_ACTIONS);
 
     /**
      * A zero limit is a typo, never a wish: a zero deadline or check_timeout abandons every check, and

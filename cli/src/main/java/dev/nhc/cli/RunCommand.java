@@ -124,7 +124,7 @@ final class RunCommand implements Callable<Integer> {
         try (RunLock held = lock.get()) {
             StateStore state = new StateStore(dir);
             PlanExecutor executor = new PlanExecutor(Clock.systemUTC());
-            RunRequest req = RunRequest.of(plan, node, state).withOnly(new LinkedHashSet<>(only));
+            RunRequest req = RunRequest.of(plan, node, state).withOnly(new LinkedHashSet<>(only)).withHostName(NodeName.fullName(overrides.hostname));
             Verdict verdict = executor.run(req);
             List<String> notes = new ArrayList<>();
             if (held.note() != null) {

@@ -86,7 +86,7 @@ class LbnlNhcComparisonIT {
         Path tree = tree();
         StringBuilder report = new StringBuilder("import-lbnl coverage of " + tree + ":\n");
         for (Map.Entry<String, String> c : shippedConfigs(tree).entrySet()) {
-            LbnlImporter.Result r = new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC, true).importConfig(c.getKey(), c.getValue());
+            LbnlImporter.Result r = new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC).importConfig(c.getKey(), c.getValue());
             Set<Integer> accounted = r.entries().stream().map(e -> e.line().number()).collect(Collectors.toCollection(TreeSet::new));
             assertEquals(activeLines(c.getValue()), accounted, c.getKey() + ": every non-comment line must be accounted for");
             for (Entry e : r.entries()) {
@@ -101,7 +101,7 @@ class LbnlNhcComparisonIT {
                 }
             }
             // the config loads (ib.ports is not in this build, so the loading import leaves check_hw_ib to LBNL NHC)
-            String yaml = YamlWriter.write(new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC, false).importConfig(c.getKey(), c.getValue()));
+            String yaml = YamlWriter.write(new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC).importConfig(c.getKey(), c.getValue()));
             try {
                 new ConfigLoader(ProbeRegistry.load(), new RuleEngine(), ConfigLoader.sectionsOnClassPath()).parse(c.getKey() + ".yaml", yaml, null);
             } catch (ConfigException ex) {
@@ -119,7 +119,7 @@ class LbnlNhcComparisonIT {
         assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "no /bin/bash on this machine: LBNL NHC cannot run here");
         Set<String> lines = new LinkedHashSet<>();
         for (String conf : shippedConfigs(tree).values()) {
-            for (Entry e : new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC, false).importConfig("c", conf).entries()) {
+            for (Entry e : new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC).importConfig("c", conf).entries()) {
                 if (e.kind() == Kind.TRANSLATED && !e.checks().isEmpty() && e.line().target().equals("*")) {
                     lines.add(e.line().check());
                 }
@@ -162,7 +162,7 @@ class LbnlNhcComparisonIT {
                 "check_file_test", "check_fs_inodes", "check_fs_mount", "check_fs_mount_rw", "check_fs_mount_ro", "check_ps_blacklist");
         Set<String> lines = new LinkedHashSet<>();
         for (String conf : shippedConfigs(tree).values()) {
-            for (Entry e : new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC, false).importConfig("c", conf).entries()) {
+            for (Entry e : new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC).importConfig("c", conf).entries()) {
                 String fn = e.line().check().split("\\s+", 2)[0];
                 if (e.kind() == Kind.CARRIED_OVER && !e.checks().isEmpty() && observeOnly.contains(fn)
                         && !(fn.startsWith("check_fs_mount") && e.line().check().matches(".*\\s-[0reEFO]\\b.*"))) {
@@ -182,7 +182,7 @@ class LbnlNhcComparisonIT {
                 continue;
             }
             boolean lbnl = lbnlPasses(tree, check);
-            LbnlImporter.Result r = new LbnlImporter(tree.resolve("nhc").toString(), false).importConfig("one.conf", "* || " + check + "\n");
+            LbnlImporter.Result r = new LbnlImporter(tree.resolve("nhc").toString()).importConfig("one.conf", "* || " + check + "\n");
             assertEquals(Kind.CARRIED_OVER, r.entries().get(0).kind(), check);
             // the tree is not installed in /etc/nhc: point LBNL NHC at its scripts
             String yaml = YamlWriter.write(r).replaceFirst("(?m)^(      command: .*)$",
@@ -216,7 +216,7 @@ class LbnlNhcComparisonIT {
     }
 
     private boolean nhcPasses(String check) throws Exception {
-        LbnlImporter.Result r = new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC, false).importConfig("one.conf", "* || " + check + "\n");
+        LbnlImporter.Result r = new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC).importConfig("one.conf", "* || " + check + "\n");
         return nhcRuns(YamlWriter.write(r), check);
     }
 

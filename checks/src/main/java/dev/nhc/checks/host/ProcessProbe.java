@@ -38,11 +38,12 @@ import java.util.regex.Pattern;
  * matches the real or effective uid from {@code status}. Zombies do not count as running. It
  * observes how many match and their pids; whether that is too few or too many is its default rules'.
  *
- * <p>{@code start} is the one thing a probe does besides observing, and only when the config opts in
- * ({@code settings.run_actions: true}; off by default, nhc then only observes): when no matching
- * process runs, the command is run once, like a {@code command} check's (root's program, clean
- * environment, bounded by the check's time), and what it did is observed. The check still fails this
- * run, as LBNL NHC's {@code check_ps_service -S} does; the next run sees whether the start worked.
+ * <p>{@code action} is the one thing a probe does besides observing, and only when the config opts in
+ * ({@code settings.run_actions: true}; off by default, nhc then only observes): when the check finds
+ * what it fails on (no matching process, or one that must not run), the command is run once, like a
+ * {@code command} check's (root's program, clean environment, bounded by the check's time), and what
+ * it did is observed. The check still fails this run, as LBNL NHC's {@code check_ps_service -S} and
+ * {@code -E} do; the next run sees whether the action worked.
  */
 public final class ProcessProbe implements Probe {
     private static final int PIDS_SHOWN = 10;
@@ -54,9 +55,9 @@ public final class ProcessProbe implements Probe {
     static final ParamSpec<List<Pattern>> CMDLINE = ParamSpec.globs("cmdline",
             "instead of name: glob the whole command line must match, as ps shows it with the arguments joined by single blanks "
                     + "(e.g. \"*munged*\"; LBNL's check_ps_daemon looks for its name anywhere in it)");
-    static final ParamSpec<List<String>> START = ParamSpec.texts("start",
-            "command to run when no matching process runs, e.g. [systemctl, start, sshd]; only with settings.run_actions: true "
-                    + "(off by default: nhc only observes)");
+    static final ParamSpec<List<String>> ACTION = ParamSpec.texts("action",
+            "command to run when the check finds what it fails on (no process for state present, one for absent), e.g. "
+                    + "[systemctl, start, sshd]; only with settings.run_actions: true (off by default: nhc only observes)");
     static final ParamSpec<String> USER = ParamSpec.text("user", "user name or uid it must run as");
     static final ParamSpec<String> STATE = ParamSpec.choice("state", "whether it must run or must not", "present", "absent")
             .defaultValue("present");
@@ -73,17 +74,18 @@ public final class ProcessProbe implements Probe {
             .param(USER)
             .param(STATE)
             .param(MIN_COUNT)
-            .param(START)
+            .param(ACTION)
             .paramsCheck(p -> (p.given(NAME.name()) ? 1 : 0) + (p.given(ARGV0.name()) ? 1 : 0) + (p.given(CMDLINE.name()) ? 1 : 0) != 1
                     ? "give exactly one of 'name', 'argv0' or 'cmdline'" : null)
-            .paramsCheck(p -> p.given(START.name()) && "absent".equals(STATE.get(p)) ? "'start' is for a process that must run (state: present)" : null)
             .field("count", Unit.COUNT, "matching processes (zombies excluded)")
             .field("pids", Unit.TEXT, "their pids, lowest first, at most " + PIDS_SHOWN + " (absent when none)")
-            .field("start", Unit.TEXT, "with 'start', when none was running: the command run and how it ended, or why it was not run")
-            .rule(DefaultRule.fail(AllOf.of("count", 0, "start", "~ ."), "process {entity} not running; {start}").when("state", "present"))
+            .field("action", Unit.TEXT, "with 'action', when the check fails: the command run and how it ended, or why it was not run")
+            .rule(DefaultRule.fail(AllOf.of("count", 0, "action", "~ ."), "process {entity} not running; {action}").when("state", "present"))
             .rule(DefaultRule.fail(Map.of("count", 0), "process {entity} not running").when("state", "present"))
             .rule(DefaultRule.fail(Map.of("count", "< {with.min_count}"),
                     "only {count} of {with.min_count} process {entity} running (pids {pids})").when("state", "present"))
+            .rule(DefaultRule.fail(AllOf.of("count", "> 0", "action", "~ ."), "process {entity} is running but should not be (pids {pids}); {action}")
+                    .when("state", "absent"))
             .rule(DefaultRule.fail(Map.of("count", "> 0"), "process {entity} is running but should not be (pids {pids})")
                     .when("state", "absent"))
             .build();
@@ -119,18 +121,18 @@ public final class ProcessProbe implements Probe {
         }
         List<Long> pids = scan(ctx, match, uid);
         Observation.Builder o = Observation.of(entity).put("count", (long) pids.size()).put("pids", list(pids));
-        List<String> start = START.get(p);
-        if (pids.isEmpty() && start != null && "present".equals(STATE.get(p))) {
-            o.put("start", start(ctx, start));
+        List<String> action = ACTION.get(p);
+        if (action != null && pids.isEmpty() == "present".equals(STATE.get(p))) {
+            o.put("action", act(ctx, action));
         }
         return ProbeResult.of(o.build());
     }
 
-    /** Runs the start command when the config allows it; what happened, in words. */
-    private String start(ProbeContext ctx, List<String> argv) throws InterruptedException {
+    /** Runs the action when the config allows it; what happened, in words. */
+    private String act(ProbeContext ctx, List<String> argv) throws InterruptedException {
         String shown = String.join(" ", argv);
         if (!Boolean.TRUE.equals(ctx.setting("run_actions"))) {
-            return "not started: '" + shown + "' runs only with settings.run_actions: true";
+            return "not run: '" + shown + "' runs only with settings.run_actions: true";
         }
         try (TrustedCommand cmd = TrustedCommand.prepare(argv, runningAsRoot.getAsBoolean())) {
             ProcessRunner.Result r = cmd.runner().mergeStderr().timeout(ProcessRunner.within(ctx.remaining())).run();
@@ -139,13 +141,13 @@ public final class ProcessProbe implements Probe {
             }
             return "ran '" + shown + "': exit " + r.exitCode() + (r.exitCode() != 0 && !r.firstLine().isEmpty() ? ": " + r.firstLine() : "");
         } catch (TrustedCommand.NotFoundException e) {
-            return "not started: " + argv.get(0) + " " + e.getMessage();
+            return "not run: " + argv.get(0) + " " + e.getMessage();
         } catch (UntrustedPathException e) {
-            return "not started: refusing to run " + argv.get(0) + " as root: " + e.getMessage();
+            return "not run: refusing to run " + argv.get(0) + " as root: " + e.getMessage();
         } catch (ProcessRunner.StartFailure e) {
-            return "not started: cannot run " + shown + ": " + e.reason();
+            return "not run: cannot run " + shown + ": " + e.reason();
         } catch (IOException e) {
-            return "not started: cannot check who can change " + argv.get(0) + ": " + e.getMessage();
+            return "not run: cannot check who can change " + argv.get(0) + ": " + e.getMessage();
         }
     }
 

@@ -48,6 +48,7 @@ import java.util.regex.Pattern;
  */
 public final class IbPortsProbe implements Probe {
     static final String CLASS_DIR = "/sys/class/infiniband";
+    static final String UMAD_ABI = "/sys/class/infiniband_mad/abi_version";
     private static final int NAMED_MAX = 16;
     /** Counters shown as a rate per minute (the flap counters are shown as increases). */
     private static final List<String> RATED = SysfsIbPorts.COUNTERS.subList(2, SysfsIbPorts.COUNTERS.size());
@@ -58,6 +59,8 @@ public final class IbPortsProbe implements Probe {
     static final ParamSpec<Long> RATE = ParamSpec.integer("rate",
                     "the rate in Gb/s the ports must run at (e.g. 400 for NDR 4X); an active port below it warns, or does not count towards 'count'")
             .check(n -> n < 1 ? "must be at least 1 (Gb/s)" : n > 100_000 ? "must be a rate in Gb/s such as 400" : null);
+    static final ParamSpec<Boolean> EXACT_RATE = ParamSpec.flag("exact_rate",
+                    "count a port only at exactly 'rate' (LBNL NHC's check_hw_ib), not at 'rate' or faster").defaultValue(false);
     static final ParamSpec<List<Pattern>> DEVICES = ParamSpec.globs("devices",
                     "device names or globs to consider, e.g. [mlx5_0, \"mlx5_[3-6]\"] (DEVICE/PORT, or LBNL NHC's DEVICE:PORT, names one port); "
                             + "default: every device")
@@ -85,17 +88,20 @@ public final class IbPortsProbe implements Probe {
                 .entities(Entity.Kind.PORT, "one per port considered (port mlx5_0/1), and the node for the port count")
                 .param(COUNT)
                 .param(RATE)
+                .param(EXACT_RATE)
                 .param(DEVICES)
                 .param(LINK_LAYER)
                 .param(FLAP_WINDOW)
                 .param(FLAP_BURST)
                 .field("ports_found", Unit.COUNT, "node: ports considered (matching devices and link_layer)")
                 .field("ports_other", Unit.COUNT, "node: ports present but not considered (another link layer or device)")
-                .field("ports_up", Unit.COUNT, "node: ports considered that are Active (at 'rate' or faster, when given)")
+                .field("ports_up", Unit.COUNT, "node: ports considered that are Active (at 'rate' or faster when given; exactly, with exact_rate)")
                 .field("ports_not_up", Unit.TEXT, "node: the ports considered that do not count, and why (absent when none)")
                 .field("looked_for", Unit.TEXT, "node: which ports are considered, in words")
                 .field("devices_missing", Unit.COUNT, "node: entries of 'devices' that match no port considered")
                 .field("devices_missing_names", Unit.TEXT, "node: those entries, and why (absent when none)")
+                .field("umad_loaded", Unit.BOOLEAN, "node: the user-space MAD interface is there (/sys/class/infiniband_mad/abi_version, "
+                        + "not 0), which ibstat and the other diagnostics need (absent in a replay)")
                 .field("state", Unit.TEXT, "port: logical state: DOWN, INIT, ARMED, ACTIVE (ACTIVE_DEFER)")
                 .field("phys_state", Unit.TEXT, "port: physical state: Polling, Disabled, LinkUp, LinkErrorRecovery…")
                 .field("active", Unit.BOOLEAN, "port: state is ACTIVE")
@@ -146,6 +152,7 @@ public final class IbPortsProbe implements Probe {
         Long rate = RATE.get(p);
         List<Pattern> devices = DEVICES.get(p);
         String layer = LINK_LAYER.get(p);
+        boolean exact = EXACT_RATE.get(p);
         IbPortsSource source = ctx.service(IbPortsSource.class).orElseGet(() -> new SysfsIbPorts(ctx.sys(CLASS_DIR)));
         List<IbPort> all = source.ports();
         PortHistory history = source.hasCounters() ? new PortHistory(ctx.state(), ctx.clock().instant(), FLAP_WINDOW.get(p)) : null;
@@ -171,7 +178,7 @@ public final class IbPortsProbe implements Probe {
                 continue;
             }
             found++;
-            boolean fast = rate == null || (port.rateGbps() != null && port.rateGbps() >= rate);
+            boolean fast = rate == null || (port.rateGbps() != null && (exact ? port.rateGbps() == rate.doubleValue() : port.rateGbps() >= rate));
             if (port.active() && fast) {
                 up++;
             } else {
@@ -205,7 +212,8 @@ public final class IbPortsProbe implements Probe {
                 .put("ports_other", (long) all.size() - found)
                 .put("ports_up", up)
                 .put("ports_not_up", notUp.isEmpty() ? null : named(notUp))
-                .put("looked_for", lookedFor(layer, devices));
+                .put("looked_for", lookedFor(layer, devices))
+                .put("umad_loaded", source.hasCounters() ? umadLoaded(ctx) : null);
         if (devices != null) {
             List<String> missing = missingDevices(all, devices, layer);
             node.put("devices_missing", (long) missing.size()).put("devices_missing_names", missing.isEmpty() ? null : named(missing));
@@ -238,6 +246,16 @@ public final class IbPortsProbe implements Probe {
             }
         }
         return o.build();
+    }
+
+    /** LBNL NHC's check_hw_ib fails without it: "version mismatch between kernel OFED drivers and userspace OFED libraries". */
+    private static boolean umadLoaded(ProbeContext ctx) {
+        try {
+            String v = java.nio.file.Files.readString(ctx.sys(UMAD_ABI)).strip();
+            return !v.isEmpty() && !v.matches("0+");
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     static Entity entity(IbPort port) {

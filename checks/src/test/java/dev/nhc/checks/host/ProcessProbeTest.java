@@ -155,9 +155,6 @@ class ProcessProbeTest {
         assertTrue(name.getMessage().contains("give exactly one of 'name', 'argv0' or 'cmdline'"), name.getMessage());
         ConfigException both = assertThrows(ConfigException.class, () -> pipeline.plan("- { name: p, use: process, with: { name: a, argv0: b } }"));
         assertTrue(both.getMessage().contains("give exactly one of 'name', 'argv0' or 'cmdline'"), both.getMessage());
-        ConfigException start = assertThrows(ConfigException.class,
-                () -> pipeline.plan("- { name: p, use: process, with: { name: a, state: absent, start: [/bin/true] } }"));
-        assertTrue(start.getMessage().contains("'start' is for a process that must run"), start.getMessage());
     }
 
     @Test
@@ -176,12 +173,12 @@ class ProcessProbeTest {
     }
 
     @Test
-    void startRunsOnlyWhenTheConfigOptsIn(@TempDir Path out) throws Exception {
+    void theActionRunsOnlyWhenTheConfigOptsIn(@TempDir Path out) throws Exception {
         Path mark = out.resolve("started");
-        String check = "- { name: p, use: process, with: { name: munged, start: [/bin/sh, -c, \"echo x > " + mark + "; exit 3\"] } }";
+        String check = "- { name: p, use: process, with: { name: munged, action: [/bin/sh, -c, \"echo x > " + mark + "; exit 3\"] } }";
         Finding off = Pipeline.only(pipeline.run(check), "p");
         assertEquals(Severity.FAIL, off.severity());
-        assertTrue(off.message().startsWith("process munged not running; not started: '/bin/sh -c echo x > "), off.message());
+        assertTrue(off.message().startsWith("process munged not running; not run: '/bin/sh -c echo x > "), off.message());
         assertTrue(off.message().endsWith("' runs only with settings.run_actions: true"), off.message());
         assertTrue(Files.notExists(mark), "nhc changes nothing unasked");
         Pipeline optIn = new Pipeline(root, new ProcessProbe(() -> false)).settings("run_actions: true\n");
@@ -191,10 +188,15 @@ class ProcessProbeTest {
         assertTrue(on.message().endsWith("': exit 3"), on.message());
         assertTrue(Files.exists(mark));
         Files.delete(mark);
-        Finding running = Pipeline.only(optIn.run("- { name: p, use: process, with: { name: sshd, start: [/bin/sh, -c, \"echo x > "
+        Finding running = Pipeline.only(optIn.run("- { name: p, use: process, with: { name: sshd, action: [/bin/sh, -c, \"echo x > "
                 + mark + "\"] } }"), "p");
         assertEquals(Severity.PASS, running.severity());
         assertTrue(Files.notExists(mark), "a running process is not started again");
+        Finding found = Pipeline.only(optIn.run("- { name: p, use: process, with: { name: sshd, state: absent, action: [/bin/sh, -c, \"echo x > "
+                + mark + "\"] } }"), "p");
+        assertEquals(Severity.FAIL, found.severity());
+        assertTrue(found.message().startsWith("process sshd is running but should not be (pids 812); ran '"), found.message());
+        assertTrue(Files.exists(mark), "for state absent the action runs when the process is found (LBNL's check_ps_service -E)");
     }
 
     @Test

@@ -30,7 +30,7 @@ public record Settings(Params values) {
             "error", "warn", "info", "debug").defaultValue("warn");
 
     public static final ParamSpec<Boolean> RUN_ACTIONS = ParamSpec.flag("run_actions",
-            "let checks run the actions their config gives them (a process check's 'start'); off: nhc only observes").defaultValue(false);
+            "let checks run the actions their config gives them (a process check's 'action'); off: nhc only observes").defaultValue(false);
 
     public static final List<ParamSpec<?>> SPEC = List.of(DEADLINE, CHECK_TIMEOUT, STATE_DIR, ON_UNKNOWN, ROOT, INTERVAL,
             NVML_LIBRARY, DCGMI, LOG_FILE, LOG_LEVEL, RUN_ACTIONS);

@@ -25,6 +25,9 @@ public final class LbnlImporter {
     private static final Pattern INTERNAL_VARIABLE = Pattern.compile(
             "(HW_|PS_|FS_|DF_|DFI_|NHC_STAT_|PWDATA_|PWUID_|JOB_).*|LOADAVG|RUNPROCS|TOTPROCS|LASTPID|NHC_AUTH_USERS");
 
+    /** The variable a carried-over line reaches LBNL NHC in. */
+    public static final String LINE_VARIABLE = "NHC_IMPORTED_LINE";
+
     public enum Kind { TRANSLATED, CARRIED_OVER, REFUSED }
 
     /** A check written to the output, with its final unique name and host selection. */
@@ -172,6 +175,9 @@ public final class LbnlImporter {
     /**
      * A script check that has LBNL NHC evaluate the line (after the variables the config set before
      * it), with LBNL NHC's own time limit: its watchdog's TIMEOUT, 30 s unless the config sets one.
+     * The line reaches LBNL NHC in the environment, not on its command line: a process check that
+     * matches command lines (check_ps_daemon, check_ps_blacklist) would otherwise find LBNL NHC's own
+     * "nhc -e 'check_ps_daemon foo'" and pass.
      */
     private NhcCheck carry(LbnlLine line, ShellWords.Parsed parsed, HostPattern.Result host, ImportContext ctx) {
         StringBuilder eval = new StringBuilder();
@@ -185,7 +191,8 @@ public final class LbnlImporter {
         eval.append(parsed.evalText());
         String function = parsed.isStatic() ? parsed.words().get(0) : parsed.evalText().split(" ", 2)[0];
         NhcCheck c = new NhcCheck("lbnl-" + FunctionTranslator.slug(function.replaceFirst("^check_", "")).replace('_', '-') + subject(parsed), "script")
-                .with("command", List.of(lbnlNhc, "-e", eval.toString()))
+                .with("command", List.of(lbnlNhc, "-e", "eval \"$" + LINE_VARIABLE + "\""))
+                .with("env", Map.of(LINE_VARIABLE, eval.toString()))
                 .timeout(ctx.lbnlTimeout > 0 ? ctx.lbnlTimeout + "s" : null);
         if (host.problem() != null) {
             c.note("runs on every host: " + host.problem() + ", so LBNL NHC's mcheck picks the hosts");

@@ -107,7 +107,8 @@ public final class YamlWriter {
             y.append("    with:\n");
             for (Map.Entry<String, Object> w : c.with().entrySet()) {
                 y.append("      ").append(w.getKey()).append(": ")
-                        .append(w.getValue() instanceof List<?> l ? list(l) : scalar(w.getValue())).append('\n');
+                        .append(w.getValue() instanceof List<?> l ? list(l) : w.getValue() instanceof Map<?, ?> m ? map(m) : scalar(w.getValue()))
+                        .append('\n');
             }
         }
         if (c.hasNoWarnings()) {
@@ -142,6 +143,16 @@ public final class YamlWriter {
     private static String fileName(String path) {
         int slash = path.lastIndexOf('/');
         return slash >= 0 ? path.substring(slash + 1) : path;
+    }
+
+    static String map(Map<?, ?> entries) {
+        StringBuilder b = new StringBuilder("{ ");
+        boolean first = true;
+        for (Map.Entry<?, ?> e : entries.entrySet()) {
+            b.append(first ? "" : ", ").append(scalar(e.getKey())).append(": ").append(scalar(e.getValue()));
+            first = false;
+        }
+        return b.append(" }").toString();
     }
 
     static String list(List<?> items) {

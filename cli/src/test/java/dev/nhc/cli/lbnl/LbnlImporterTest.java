@@ -266,6 +266,13 @@ class LbnlImporterTest {
         assertTrue(YamlWriter.write(r).contains("which this config leaves off: nhc changes nothing on the node unasked"));
     }
 
+    private static final dev.nhc.probe.ParamSpec<java.util.Map<String, Object>> ENV = dev.nhc.probe.ParamSpec.map("env", "variables");
+
+    /** The line a carried-over check has LBNL NHC evaluate. */
+    private static String line(CheckConfig carried) {
+        return String.valueOf(carried.with().get(ENV).get(LbnlImporter.LINE_VARIABLE));
+    }
+
     private static final dev.nhc.probe.ParamSpec<List<String>> ACTION = dev.nhc.probe.ParamSpec.texts("action", "argv");
 
     private static List<String> globs(Object raw) {
@@ -423,8 +430,7 @@ class LbnlImporterTest {
         assertTrue(nv.on().matches("gpu7") && nv.on().matches("bigdgx2") && !nv.on().matches("cpu1"));
         Entry regex = entry(r, 6);
         assertEquals(Kind.CARRIED_OVER, regex.kind(), "[0-9]+ has no exact nhc form: LBNL NHC's mcheck decides");
-        assertEquals("mcheck \"$HOSTNAME\" '/^gpu[0-9]+$/' || exit 0; check_fs_free / 1%",
-                check(c, regex.checks().get(0).name()).with().get(COMMAND).get(2));
+        assertEquals("mcheck \"$HOSTNAME\" '/^gpu[0-9]+$/' || exit 0; check_fs_free / 1%", line(check(c, regex.checks().get(0).name())));
         CheckConfig ib = check(c, "ib-100");
         assertTrue(ib.on().matches("x001", "x001.nifl.fysik.dtu.dk"), "a pattern with a domain sees the full host name");
         assertFalse(ib.on().matches("x001", "x001"));
@@ -469,7 +475,9 @@ class LbnlImporterTest {
         assertTrue(entry(r, 2).notes().get(0).contains("--slurm"));
         assertEquals(Kind.CARRIED_OVER, entry(r, 5).kind());
         CheckConfig mcelog = check(c, "lbnl-hw-mcelog");
-        assertEquals(List.of("/usr/sbin/nhc", "-e", "export MCELOG_MAX_CORRECTED_RATE=3; check_hw_mcelog"), mcelog.with().get(COMMAND));
+        assertEquals(List.of("/usr/sbin/nhc", "-e", "eval \"$NHC_IMPORTED_LINE\""), mcelog.with().get(COMMAND),
+                "the line goes in the environment: on LBNL NHC's command line a process check would find it");
+        assertEquals("export MCELOG_MAX_CORRECTED_RATE=3; check_hw_mcelog", line(mcelog));
         assertEquals(java.time.Duration.ofSeconds(15), mcelog.timeout(), "LBNL's own TIMEOUT, which the config set to 15 s");
         assertEquals(Kind.REFUSED, entry(r, 7).kind(), "nhc cannot tell PBS");
         assertEquals(Kind.REFUSED, entry(r, 8).kind(), "settings are for every host");
@@ -511,10 +519,9 @@ class LbnlImporterTest {
         LbnlImporter.Result r = imported("* || check_dmi_data_match -t \"Memory Device\" -n \\\n  \"*Speed: 4800 MT/s # \\\"x\\\"\"\n"
                 + "* || check_dmi_data_match 'a\u0007b: c'\n");
         Config c = load(r);
-        List<String> first = c.checks().get(0).with().get(COMMAND);
         // read drops the backslashes and joins the continued line; eval's word splitting collapses the blanks
-        assertEquals("check_dmi_data_match -t \"Memory Device\" -n \"*Speed: 4800 MT/s # \"x\"\"", first.get(2));
-        assertEquals("check_dmi_data_match 'a\u0007b: c'", c.checks().get(1).with().get(COMMAND).get(2));
+        assertEquals("check_dmi_data_match -t \"Memory Device\" -n \"*Speed: 4800 MT/s # \"x\"\"", line(c.checks().get(0)));
+        assertEquals("check_dmi_data_match 'a\u0007b: c'", line(c.checks().get(1)));
         assertEquals(2, c.checks().size());
         assertFalse(YamlWriter.write(r).contains("\u0007"));
     }

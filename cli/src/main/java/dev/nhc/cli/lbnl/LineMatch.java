@@ -25,12 +25,26 @@ public final class LineMatch {
 
     /** The Java regex, or null when the expression has no exact single-regex form. */
     public static String toRegex(String expr, boolean linesTrimmed) {
+        return convert(expr, linesTrimmed, false);
+    }
+
+    /**
+     * The Java regex for an LBNL match expression applied to one value (a mount table column, a user
+     * name): a glob matches the whole value, a /regex/ anywhere in it, with its anchors wherever it
+     * puts them. Null for what has no exact single-regex form (negation and pdsh ranges are the
+     * caller's).
+     */
+    public static String toValueRegex(String expr) {
+        return convert(expr, false, true);
+    }
+
+    private static String convert(String expr, boolean linesTrimmed, boolean oneValue) {
         if (expr.isEmpty() || expr.startsWith("!") || expr.startsWith("{") && expr.endsWith("}")) {
             return null;
         }
         String out;
         if (expr.length() >= 2 && expr.startsWith("/") && expr.endsWith("/")) {
-            out = ere(expr.substring(1, expr.length() - 1), linesTrimmed, false);
+            out = ere(expr.substring(1, expr.length() - 1), linesTrimmed, oneValue);
         } else {
             String g = glob(expr);
             out = g == null ? null : (linesTrimmed ? "^[ \\t]*" + g + "[ \\t]*$" : "^" + g + "$");
@@ -41,30 +55,6 @@ public final class LineMatch {
         try {
             Pattern.compile(out, Pattern.MULTILINE);
             return out;
-        } catch (PatternSyntaxException e) {
-            return null;
-        }
-    }
-
-    /**
-     * The Java regex for an LBNL match expression applied to one value (a mount table column, a user
-     * name): a glob matches the whole value, a /regex/ anywhere in it, with its anchors wherever it
-     * puts them. Null for what has no exact single-regex form (negation and pdsh ranges are the
-     * caller's).
-     */
-    public static String toValueRegex(String expr) {
-        if (expr.isEmpty() || expr.startsWith("!") || expr.startsWith("{") && expr.endsWith("}")) {
-            return null;
-        }
-        String out;
-        if (expr.length() >= 2 && expr.startsWith("/") && expr.endsWith("/")) {
-            out = ere(expr.substring(1, expr.length() - 1), false, true);
-        } else {
-            String g = glob(expr);
-            out = g == null ? null : "^" + g + "$";
-        }
-        try {
-            return out == null ? null : Pattern.compile(out).pattern();
         } catch (PatternSyntaxException e) {
             return null;
         }

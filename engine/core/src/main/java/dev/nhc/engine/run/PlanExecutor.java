@@ -86,7 +86,7 @@ public final class PlanExecutor {
                 continue;
             }
             results.put(check.name(), null);
-            if (!check.check().on().matches(req.node())) {
+            if (!check.check().on().matches(req.node(), req.hostName())) {
                 results.put(check.name(), CheckResult.skipped(check.name(), check.check().use(), check.spec().tags(),
                         "not for this host (on: " + check.check().on() + ")"));
             } else if (!req.ignoreSchedule() && !isDue(check, schedule, started)) {

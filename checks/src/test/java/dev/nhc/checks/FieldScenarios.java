@@ -283,5 +283,9 @@ final class FieldScenarios {
             dev.nhc.checks.net.IbSysfsTree.ndrNode(dir, 8, 3);
             return check(dir, new dev.nhc.checks.net.IbPortsProbe(), "{ count: 8, rate: 400 }");
         });
+        add("net.interface", "four interfaces, one down, one name missing", true, dir -> {
+            dev.nhc.checks.net.NetSysfsTree.healthyNode(dir);
+            return check(dir, new dev.nhc.checks.net.NetInterfaceProbe(), "{ name: [\"ib*\", eth0, lo, eth9], speed: 10000, mtu: 4092 }");
+        });
     }
 }

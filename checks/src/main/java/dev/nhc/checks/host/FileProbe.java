@@ -65,10 +65,20 @@ public final class FileProbe implements Probe {
             .field("owner_matches", Unit.BOOLEAN, "whether the owner is the 'owner' parameter, by name or uid (only with owner)")
             .field("age_seconds", Unit.SECONDS, "time since last modification")
             .field("size", Unit.BYTES, "size in bytes")
+            .field("type", Unit.TEXT, "what the path is, after links: regular, directory, char-device, block-device, fifo, socket")
+            .field("symlink", Unit.BOOLEAN, "whether the path itself is a symbolic link")
+            .field("readable", Unit.BOOLEAN, "whether nhc may read it (access(2), as test -r asks)")
+            .field("writable", Unit.BOOLEAN, "whether nhc may write it (access(2): false on a read-only filesystem, even for root)")
+            .field("executable", Unit.BOOLEAN, "whether nhc may execute it, or search it if a directory (access(2))")
+            .field("gid", Unit.COUNT, "group gid")
+            .field("group", Unit.TEXT, "group name (the gid when it has none)")
+            .field("device_major", Unit.COUNT, "major device number of a char or block device")
+            .field("device_minor", Unit.COUNT, "minor device number of a char or block device")
+            .field("ctime_age_seconds", Unit.SECONDS, "time since its inode last changed (ctime)")
             .field("contents_match", Unit.BOOLEAN, "whether the 'contains' regex is found in its contents (only with contains)")
             .field("contents_readable", Unit.BOOLEAN, "whether its contents could be read (only with contains)")
             .field("contents_error", Unit.TEXT, "why its contents could not be read")
-            .optional("owner_matches", "contents_match", "contents_readable", "contents_error")
+            .optional("owner_matches", "contents_match", "contents_readable", "contents_error", "device_major", "device_minor")
             .rule(DefaultRule.fail(Map.of("exists", false), "{entity} does not exist").when("exists", true))
             .rule(DefaultRule.fail(Map.of("exists", true), "{entity} exists but should not").when("exists", false))
             .rule(DefaultRule.fail(Map.of("mode", "!= {with.mode}"), "{entity}: mode {mode}, expected {with.mode}").when("exists", true))
@@ -112,6 +122,7 @@ public final class FileProbe implements Probe {
                 .put("uid", uid)
                 .put("age_seconds", Math.max(0, Duration.between(a.lastModifiedTime().toInstant(), ctx.clock().instant()).getSeconds()))
                 .put("size", a.size());
+        observeKind(f, a, o, ctx);
         String wantedOwner = OWNER.get(p);
         if (wantedOwner != null) {
             o.put("owner_matches", isUid(wantedOwner) ? Long.parseLong(wantedOwner) == uid : wantedOwner.equals(owner));
@@ -135,6 +146,38 @@ public final class FileProbe implements Probe {
             }
         }
         return ProbeResult.of(o.build());
+    }
+
+    /** Type, access, group, device numbers and ctime: what LBNL's check_file_test and check_file_stat ask of a file. */
+    private static void observeKind(Path f, PosixFileAttributes a, Observation.Builder o, ProbeContext ctx) {
+        o.put("type", a.isRegularFile() ? "regular" : a.isDirectory() ? "directory" : a.isSymbolicLink() ? "symlink" : null)
+                .put("symlink", Files.isSymbolicLink(f))
+                .put("readable", Files.isReadable(f))
+                .put("writable", Files.isWritable(f))
+                .put("executable", Files.isExecutable(f))
+                .put("group", a.group().getName());
+        try {
+            long unixMode = ((Number) Files.getAttribute(f, "unix:mode")).longValue();
+            String special = switch ((int) (unixMode & 0170000)) {
+                case 0020000 -> "char-device";
+                case 0060000 -> "block-device";
+                case 0010000 -> "fifo";
+                case 0140000 -> "socket";
+                default -> null;
+            };
+            if (special != null) {
+                o.put("type", special);
+                long rdev = ((Number) Files.getAttribute(f, "unix:rdev")).longValue();
+                // glibc's gnu_dev_major/minor: the kernel's 32-bit dev_t spread over 64 bits
+                o.put("device_major", ((rdev >>> 32) & 0xfffff000L) | ((rdev >>> 8) & 0xfffL))
+                        .put("device_minor", ((rdev >>> 12) & 0xffffff00L) | (rdev & 0xffL));
+            }
+            o.put("gid", ((Number) Files.getAttribute(f, "unix:gid")).longValue());
+            java.nio.file.attribute.FileTime ctime = (java.nio.file.attribute.FileTime) Files.getAttribute(f, "unix:ctime");
+            o.put("ctime_age_seconds", Math.max(0, Duration.between(ctime.toInstant(), ctx.clock().instant()).getSeconds()));
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            // The unix: view is Linux's own; without it the portable fields above are what there is.
+        }
     }
 
     /** As the config writes modes once loaded: four octal digits, "0644", "4755". */

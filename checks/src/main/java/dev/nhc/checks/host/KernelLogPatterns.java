@@ -56,6 +56,18 @@ import java.util.regex.PatternSyntaxException;
  * driver's own prefix), has its remedy, and is documented in docs/DESIGN.md with its source. A
  * pattern with {@code pci_class} counts a line only when the device at the address it names (its
  * {@code pci} group) is of one of those PCI classes ({@link PciClass}).
+ *
+ * <p>Uncorrectable memory errors fail and latch (remedy hardware): EDAC's "EDAC MC3: 1 UE …"
+ * ({@code edac_ue_error}, drivers/edac/edac_mc.c, for every EDAC driver and ghes_edac), and the
+ * kernel's "Memory failure: 0x…: …" when it takes a poisoned page out of use (mm/memory-failure.c:
+ * the one record every platform prints, EDAC driver or not). A firmware-first "{1}[Hardware
+ * Error]: event severity: recoverable" (drivers/acpi/apei/ghes.c, cper.c) warns: its record does not
+ * say which device (memory, PCIe, processor), and a memory one also gets the records above.
+ * Corrected errors (EDAC "CE", GHES "corrected") are not judged: ECC corrected them, the kernel's
+ * CEC and rasdaemon take pages with repeated ones offline, and a rate would need a counter this
+ * probe does not keep. A GHES fatal error panics the kernel ("Fatal hardware error!"), so no live log
+ * holds it. "VFS: file-max limit N reached" (fs/file_table.c) warns: every open fails until a
+ * process frees handles, most often one that leaks them.
  */
 final class KernelLogPatterns {
     static final String FAIL = "fail";
@@ -143,7 +155,18 @@ final class KernelLogPatterns {
                     FAIL, "an uncorrectable fatal PCIe error (AER) on a GPU's or NIC's link, or one the kernel could not recover", null,
                     Remedy.REBOOT, GPU_NIC_CLASSES),
             pattern("PCIe uncorrectable error on a GPU or NIC", aer("Non-Fatal", ""),
-                    WARN, "an uncorrectable non-fatal PCIe error (AER) on a GPU's or NIC's link", null, Remedy.HARDWARE, GPU_NIC_CLASSES));
+                    WARN, "an uncorrectable non-fatal PCIe error (AER) on a GPU's or NIC's link", null, Remedy.HARDWARE, GPU_NIC_CLASSES),
+            pattern("memory uncorrectable error", "^EDAC MC\\d+: (?:\\d+ )?UE ", FAIL,
+                    "an uncorrectable memory (ECC) error reported by EDAC: the DIMM it names needs replacing", null, Remedy.HARDWARE, List.of()),
+            pattern("memory page poisoned", "^Memory failure: 0x[0-9a-f]+: ", FAIL,
+                    "the kernel took a page out of use after an uncorrectable memory error (hardware memory corruption)", null,
+                    Remedy.HARDWARE, List.of()),
+            pattern("uncorrected hardware error (APEI)", "^\\{\\d+\\}\\[Hardware Error\\]: event severity: recoverable", WARN,
+                    "the firmware reported an uncorrected hardware error the kernel recovered from (APEI/GHES)", null, Remedy.HARDWARE,
+                    List.of()),
+            pattern("file handles exhausted", "^VFS: file-max limit \\d+ reached", WARN,
+                    "the kernel ran out of file handles (fs.file-max): opening files fails for every process", null, Remedy.RESTART_APP,
+                    List.of()));
 
     private KernelLogPatterns() {
     }

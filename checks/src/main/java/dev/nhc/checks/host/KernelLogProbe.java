@@ -64,7 +64,8 @@ public final class KernelLogProbe implements Probe {
                             + "(capable of …)\"), link-down flaps (mlx5 \"Link down\", \"NIC Link is Down\", bonding), mlx5 fatal health events (\"health compromised\", \"Fatal error N detected\", "
                             + "\"firmware internal error\", fw_fatal, slot power, module temperature); the NVIDIA driver's faults "
                             + "without an XID (RmInitAdapter failed, reset required, GPU lost, GSP heartbeat lost); uncorrectable PCIe "
-                            + "errors (AER) of GPUs and NICs. Only the kernel's records count, each matched from the start of its text (users "
+                            + "errors (AER) of GPUs and NICs; uncorrectable memory errors (EDAC \"UE\", \"Memory failure\", APEI "
+                            + "\"event severity: recoverable\"); the kernel out of file handles (\"VFS: file-max limit N reached\"). Only the kernel's records count, each matched from the start of its text (users "
                             + "put text inside kernel records). See docs/DESIGN.md, XIDs and the kernel log.")
             .tags(Tags.HOST, Tags.KERNEL_LOG, Tags.NETWORK)
             .entities(Entity.Kind.LOG, "one per pattern that matched or is latched (its name, else its message, else its regex), "

@@ -72,6 +72,35 @@ class FileProbeTest {
     }
 
     @Test
+    void observesTheTypeAccessGroupAndDeviceNumbersLbnlsFileChecksAsk() throws Exception {
+        Path tmp = root.resolve("tmp");
+        Files.createDirectories(tmp);
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setAttribute(tmp, "unix:mode", 01777);
+        Observation dir = observe("{ path: /tmp }");
+        assertEquals("directory", dir.get("type"));
+        assertEquals("1777", dir.get("mode"), "the sticky bit shows as the first digit");
+        assertEquals(true, dir.get("readable"));
+        assertEquals(true, dir.get("writable"));
+        assertEquals(true, dir.get("executable"));
+        assertEquals(false, dir.get("symlink"));
+        assertEquals(((Number) Files.getAttribute(tmp, "unix:gid")).longValue(), dir.get("gid"));
+        assertTrue(dir.get("ctime_age_seconds") instanceof Long);
+        Files.createDirectories(root.resolve("dev"));
+        Files.createSymbolicLink(root.resolve("dev/null"), Path.of("/dev/null"));
+        Observation devnull = observe("{ path: /dev/null }");
+        assertEquals("char-device", devnull.get("type"));
+        assertEquals(1L, devnull.get("device_major"));
+        assertEquals(3L, devnull.get("device_minor"));
+        assertEquals(true, devnull.get("symlink"), "the path is a link to the device");
+        file("x", "rw-r--r--");
+        Observation plain = observe("{ path: /etc/nhc/marker }");
+        assertEquals("regular", plain.get("type"));
+        assertEquals(false, plain.get("executable"));
+        assertNull(plain.get("device_major"));
+    }
+
+    @Test
     void passesWhenAllHold() throws Exception {
         Path p = file("healthy=yes\n", "rw-r--r--");
         Finding f = judge("{ path: /etc/nhc/marker, mode: 644, owner: " + Files.getOwner(p).getName() + ", max_age: 1h, contains: \"^healthy=yes$\" }");

@@ -46,6 +46,11 @@ class KernelLogPatternsTest {
         REAL.put("PCIe fatal error on a GPU or NIC", "pcieport 0000:00:02.0: AER: Uncorrected (Fatal) error received: 0000:02:00.0");
         REAL.put("PCIe uncorrectable error on a GPU or NIC", "pcieport 0000:80:1b.4: AER: Uncorrectable (Non-Fatal) error message "
                 + "received from 0000:80:1b.4");
+        REAL.put("memory uncorrectable error", "EDAC MC3: 1 UE memory read error on CPU_SrcID#1_MC#1_Chan#2_DIMM#0 (channel:2 slot:0 "
+                + "page:0xb757589 offset:0x140 grain:32 -  OVERFLOW err_code:0101:0092 socket:1 imc:1 rank:0 bg:3 ba:0 row:1a1e8 col:180)");
+        REAL.put("memory page poisoned", "Memory failure: 0xe16677: already hardware poisoned");
+        REAL.put("uncorrected hardware error (APEI)", "{1}[Hardware Error]: event severity: recoverable");
+        REAL.put("file handles exhausted", "VFS: file-max limit 1000000 reached");
     }
 
     private static KernelLogLine record(String message) {

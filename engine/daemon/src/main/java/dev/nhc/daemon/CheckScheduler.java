@@ -222,7 +222,7 @@ final class CheckScheduler implements AutoCloseable {
 
     private CheckRun.Occasion occasion(ScheduledCheck s, boolean bySchedule) {
         Duration deadline = plan.settings().deadline();
-        return new CheckRun.Occasion(node, servicesFor(s), System.nanoTime() + deadline.toNanos(), bySchedule);
+        return new CheckRun.Occasion(node, null, servicesFor(s), System.nanoTime() + deadline.toNanos(), bySchedule);
     }
 
     private void finish(ScheduledCheck s, CheckRun.Attempt a, int epoch, boolean scheduled, boolean bySchedule, long started) {

@@ -26,6 +26,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -119,6 +120,8 @@ public final class GpuXidProbe implements Probe {
     @Override
     public List<String> reference() {
         List<String> out = new ArrayList<>(XidCatalogue.get().listing());
+        out.add("");
+        out.addAll(Nvlink5Decode.get().listing());
         out.add("");
         out.addAll(SxidCatalogue.get().listing());
         return out;
@@ -270,6 +273,9 @@ public final class GpuXidProbe implements Probe {
     private static final class Seen {
         XidEvent first;
         XidEvent last;
+        /** The last event NVIDIA's NVLink5 decode does not say to ignore, and whether the last one is ignored. */
+        XidEvent lastKept;
+        boolean lastIgnored;
         long count;
         boolean anyFatal;
 
@@ -278,15 +284,23 @@ public final class GpuXidProbe implements Probe {
                 first = e;
             }
             last = e;
+            lastIgnored = Nvlink5Decode.ignores(e);
+            if (!lastIgnored) {
+                lastKept = e;
+            }
             count++;
             anyFatal |= Boolean.TRUE.equals(e.fatal());
         }
 
-        /** The last event, marked fatal if any was: one fatal NVLink5 line among warnings makes the lot fatal. */
+        /**
+         * The last event, marked fatal if any was: one fatal NVLink5 line among warnings makes the lot
+         * fatal; and an NVLink5 line the decode ignores does not hide an earlier one it does not.
+         */
         XidEvent representative() {
-            return anyFatal && !Boolean.TRUE.equals(last.fatal())
-                    ? new XidEvent(last.kind(), last.pci(), last.gpu(), last.code(), Boolean.TRUE, last.recoveryAction(), last.text(), last.when())
-                    : last;
+            XidEvent judged = lastIgnored && lastKept != null ? lastKept : last;
+            Boolean fatal = anyFatal ? Boolean.TRUE : judged.fatal();
+            return judged == last && Objects.equals(fatal, last.fatal()) ? last
+                    : new XidEvent(last.kind(), last.pci(), last.gpu(), last.code(), fatal, judged.recoveryAction(), judged.text(), judged.when());
         }
 
         Seen withGpu(Integer gpu) {
@@ -326,6 +340,8 @@ public final class GpuXidProbe implements Probe {
             Seen s = new Seen();
             s.first = first;
             s.last = last;
+            s.lastKept = lastKept;
+            s.lastIgnored = lastIgnored;
             s.count = count;
             s.anyFatal = anyFatal;
             return s;

@@ -22,9 +22,6 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
 
     public static final int FALLEN_OFF_THE_BUS = 79;
     public static final int RECOVERY_ACTION = 154;
-    /** NVLink5 XIDs: the line itself says whether the error is "Fatal". */
-    static final int NVLINK5_FIRST = 144;
-    static final int NVLINK5_LAST = 150;
     /** "pid=1234," right after the XID number: the driver's fixed position, before the user-named process. */
     private static final Pattern PID = Pattern.compile("^pid=(\\d{1,10}),");
 
@@ -49,9 +46,6 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
     private static final Pattern FATAL = Pattern.compile("(?i)\\bfatal\\b");
     // Both read at the end of the line: the driver's own words come last, after any process name the user chose.
     private static final Pattern ACTION = Pattern.compile("recovery action changed from 0x[0-9a-fA-F]+ \\(([^)]*)\\) to 0x[0-9a-fA-F]+ \\(([^)]*)\\)\\.?\\s*$");
-    /** NVLink5: "… RLW_SRC_TRACK Nonfatal XC1 i0 Link 03 (0x040868e2 0x00000008 …)" — the severity before the link's registers. */
-    private static final Pattern NVLINK5_SEVERITY = Pattern.compile(
-            "(?i)\\b(fatal|non-?fatal)\\s+XC\\d+\\s+i\\d+\\s+Link\\s+\\d+\\s+\\((?:0x[0-9a-f]+\\s*)+\\)\\s*$");
 
     /**
      * The event one kernel log line reports by itself, if any: only at the start of a kernel
@@ -126,17 +120,20 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
 
     /**
      * The severity a line states, only for the lines whose severity is their own word (SXids, NVLink5
-     * 144-150): TRUE "Fatal", FALSE "Non-fatal", null when it says neither. A line that names a
-     * process ("pid=…, name=…") is read only at its end, the driver's NVLink5 tail: the name is
-     * whatever the user called the program, and may say "Fatal".
+     * 144-150): TRUE "Fatal", FALSE "Non-fatal", null when it says neither. An NVLink5 line is read
+     * only at its end, the driver's tail ({@link Nvlink5Line}: a line that names a process has the
+     * name the user gave the program before it, which may say "Fatal"), and decoded by NVIDIA's
+     * table: TRUE also when the table's action for its unit and status is a reset ({@link Nvlink5Decode}).
      */
     private static Boolean severity(Kind kind, int code, String rest) {
-        if (kind == Kind.XID && (code < NVLINK5_FIRST || code > NVLINK5_LAST)) {
+        if (kind == Kind.XID && (code < Nvlink5Decode.FIRST || code > Nvlink5Decode.LAST)) {
             return null;
         }
-        Matcher tail = NVLINK5_SEVERITY.matcher(rest);
-        if (kind == Kind.XID && tail.find()) {
-            return !tail.group(1).toLowerCase(Locale.ROOT).startsWith("non");
+        if (kind == Kind.XID) {
+            Optional<Nvlink5Decode.Decoded> decoded = Nvlink5Decode.decode(code, rest);
+            if (decoded.isPresent()) {
+                return decoded.get().decision() == Nvlink5Decode.Decision.FATAL;
+            }
         }
         if (rest.startsWith("pid=")) {
             return null;

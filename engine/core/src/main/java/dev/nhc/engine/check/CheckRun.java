@@ -66,8 +66,9 @@ public final class CheckRun {
      * checks' observations), when the whole run must end ({@link System#nanoTime} value), and whether
      * an {@code every:} check that is not due shows its last result instead of running.
      */
-    public record Occasion(String node, Map<Class<?>, Object> services, long runDeadlineNanos, boolean bySchedule) {
+    public record Occasion(String node, String hostName, Map<Class<?>, Object> services, long runDeadlineNanos, boolean bySchedule) {
         public Occasion {
+            hostName = hostName == null ? node : hostName;
             services = Map.copyOf(services);
         }
     }
@@ -150,7 +151,7 @@ public final class CheckRun {
         Bound b = bound;
         try {
             PlannedCheck c = b.check();
-            if (!c.check().on().matches(o.node())) {
+            if (!c.check().on().matches(o.node(), o.hostName())) {
                 return new Attempt(b, judge.skipped(c, "not for this host (on: " + c.check().on() + ")"));
             }
             Instant now = clock.instant();

@@ -75,7 +75,7 @@ public final class PlanExecutor {
                 (check.spec().runsLast() ? last : first).add(unit);
             }
             boolean bySchedule = !req.ignoreSchedule();
-            runAll(first, new CheckRun.Occasion(req.node(), req.services(), deadline, bySchedule), results);
+            runAll(first, new CheckRun.Occasion(req.node(), req.hostName(), req.services(), deadline, bySchedule), results);
             if (!last.isEmpty()) {
                 Map<String, List<Observation>> prior = new LinkedHashMap<>();
                 if (req.services().get(PriorObservations.class) instanceof PriorObservations given) {
@@ -88,7 +88,7 @@ public final class PlanExecutor {
                 });
                 Map<Class<?>, Object> services = new HashMap<>(req.services());
                 services.put(PriorObservations.class, (PriorObservations) () -> prior);
-                runAll(last, new CheckRun.Occasion(req.node(), services, deadline, bySchedule), results);
+                runAll(last, new CheckRun.Occasion(req.node(), req.hostName(), services, deadline, bySchedule), results);
             }
         } finally {
             probes.shutdownNow();

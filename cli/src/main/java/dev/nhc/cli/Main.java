@@ -153,6 +153,6 @@ public final class Main implements Runnable {
             new VersionCommand().call();
             return;
         }
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 }

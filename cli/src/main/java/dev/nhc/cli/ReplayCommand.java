@@ -8,6 +8,7 @@ import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.engine.report.JsonReport;
 import dev.nhc.engine.report.TextReport;
 import dev.nhc.model.Verdict;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -37,6 +38,11 @@ import java.util.concurrent.Callable;
                 "  nhc replay -c nhc.yaml q.txt nvlink.txt dmesg.txt --json",
                 "  nhc replay -c nhc.yaml --ibstat ibstat.txt --kernel-log <(journalctl -k)"})
 final class ReplayCommand implements Callable<Integer> {
+    /** Where it prints (see {@link Streams}): null when nhc calls it without picocli. */
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    private Streams io;
+
 
     @Mixin
     ConfigOption config = new ConfigOption();
@@ -83,13 +89,14 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Plan plan = config.load(Wiring.loader(), System.err);
+        io = Streams.of(spec);
+        Plan plan = config.load(Wiring.loader(), io.err());
         if (plan == null) {
             return ExitCodes.INVALID;
         }
         if (positional.isEmpty() && captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null && ibstatFile == null
                 && fabricManagerLog == null) {
-            System.err.println("nhc: replay needs at least one capture: CAPTURE..., --nvidia-smi-q, --kernel-log, --dcgmi-health-json,"
+            io.err().println("nhc: replay needs at least one capture: CAPTURE..., --nvidia-smi-q, --kernel-log, --dcgmi-health-json,"
                     + " --dcgmi-diag-json, --ibstat or --fabricmanager-log");
             return ExitCodes.INVALID;
         }
@@ -98,7 +105,7 @@ final class ReplayCommand implements Callable<Integer> {
             // Rates and for: N need history a capture does not have: a throw-away state, never the node's.
             scratch = Files.createTempDirectory("nhc-replay");
         } catch (IOException e) {
-            System.err.println("nhc: cannot create a scratch directory for the replay: " + e.getMessage());
+            io.err().println("nhc: cannot create a scratch directory for the replay: " + e.getMessage());
             return ExitCodes.INTERNAL;
         }
         try {
@@ -110,14 +117,14 @@ final class ReplayCommand implements Callable<Integer> {
             Verdict verdict = Replay.judge(plan, inputs, hostname, scratch);
             List<String> notes = inputs.notes();
             if (json) {
-                System.out.println(JsonReport.render(verdict, notes));
+                io.out().println(JsonReport.render(verdict, notes));
             } else {
-                System.out.print(TextReport.render(verdict, verbose, notes));
+                io.out().print(TextReport.render(verdict, verbose, notes));
             }
-            System.out.flush();
+            io.out().flush();
             return ExitCodes.of(verdict.severity(), false);
         } catch (IOException e) {
-            System.err.println("nhc: cannot replay: " + e.getMessage());
+            io.err().println("nhc: cannot replay: " + e.getMessage());
             return ExitCodes.INTERNAL;
         } finally {
             Replay.deleteQuietly(scratch);
@@ -141,7 +148,7 @@ final class ReplayCommand implements Callable<Integer> {
                 // (a pipe is read once, with the bound of its option's kind, and not looked at first)
                 Optional<CaptureKind> shows = Files.isRegularFile(g.file()) ? inputs.recognise(g.file()) : Optional.empty();
                 if (shows.isPresent() && shows.get() != g.kind()) {
-                    System.err.println("nhc: " + g.file() + " is a capture of " + shows.get().label() + ", given as one of " + g.kind().label()
+                    io.err().println("nhc: " + g.file() + " is a capture of " + shows.get().label() + ", given as one of " + g.kind().label()
                             + "; give it without an option (nhc tells captures apart by their content); nothing was judged");
                     return ExitCodes.INVALID;
                 }
@@ -149,7 +156,7 @@ final class ReplayCommand implements Callable<Integer> {
             for (Path p : positional) {
                 Optional<CaptureKind> kind = inputs.recognise(p);
                 if (kind.isEmpty()) {
-                    System.err.println("nhc: cannot tell what " + p + " is: it is none of the captures nhc reads (nvidia-smi, dcgmi diag or health,"
+                    io.err().println("nhc: cannot tell what " + p + " is: it is none of the captures nhc reads (nvidia-smi, dcgmi diag or health,"
                             + " a kernel log, ibstat, a fabric manager log); give it with the option of its tool if it is one; nothing was judged");
                     return ExitCodes.INVALID;
                 }
@@ -159,13 +166,13 @@ final class ReplayCommand implements Callable<Integer> {
                 inputs.add(g.kind(), g.file(), g.file().toString());
             }
         } catch (CaptureFile.Refused e) {
-            System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+            io.err().println("nhc: " + e.getMessage() + "; nothing was judged");
             return ExitCodes.INVALID;
         } catch (ReplayInputs.Mismatch e) {
-            System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+            io.err().println("nhc: " + e.getMessage() + "; nothing was judged");
             return ExitCodes.INVALID;
         } catch (IOException e) {
-            System.err.println("nhc: cannot read a capture: " + e.getMessage() + "; nothing was judged");
+            io.err().println("nhc: cannot read a capture: " + e.getMessage() + "; nothing was judged");
             return ExitCodes.INVALID;
         }
         return null;

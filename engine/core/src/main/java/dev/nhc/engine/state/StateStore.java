@@ -7,7 +7,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -156,16 +155,6 @@ public final class StateStore implements AutoCloseable {
         return sections.computeIfAbsent(name, this::load);
     }
 
-    private static String safe(String name) {
-        StringBuilder safe = new StringBuilder(name.length());
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            boolean plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-';
-            safe.append(plain ? c : '_');
-        }
-        return safe.toString();
-    }
-
     private StateSection load(String name) {
         Path d;
         try {
@@ -173,7 +162,7 @@ public final class StateStore implements AutoCloseable {
         } catch (IOException e) {
             return lost(name, -1, "state directory " + dir + " is not used: " + IoReason.of(e), List.of());
         }
-        String base = safe(name);
+        String base = SectionFiles.base(name);
         StateJournal j = journal(d);
         SectionFiles.Found found = SectionFiles.read(d, base, orphans(d).of(base));
         long known = j.written(base);
@@ -321,7 +310,7 @@ public final class StateStore implements AutoCloseable {
 
     private void forgetOpen(String name) throws IOException {
         Path d = checkDirectory();
-        String base = safe(name);
+        String base = SectionFiles.base(name);
         try {
             journal(d).forget(base);
         } catch (IOException e) {
@@ -382,14 +371,17 @@ public final class StateStore implements AutoCloseable {
             } catch (IOException e) {
                 throw new IOException("state directory " + dir + " is not used: " + IoReason.of(e), e);
             }
-            String base = safe(s.name());
+            String base = SectionFiles.base(s.name());
             Path current = SectionFiles.current(d, base);
             long generation = s.nextGeneration();
             StateJournal j = journal(d);
             try {
                 StateDirectory.create(d);
                 for (Path bad : s.damaged()) {
-                    moveAside(bad);
+                    String moved = SectionFiles.moveAside(bad);
+                    if (moved != null) {
+                        warn(moved);
+                    }
                 }
                 s.damaged(List.of());
                 String text = StateFile.render(Generation.numbered(generation, s.snapshot()));
@@ -405,18 +397,6 @@ public final class StateStore implements AutoCloseable {
             }
             s.written(generation);
             s.clean();
-        }
-    }
-
-    private void moveAside(Path bad) {
-        Path aside = bad.resolveSibling(bad.getFileName() + ".corrupt-" + System.currentTimeMillis());
-        try {
-            GenerationWriter.rename(bad, aside);
-            warn("moved the unreadable state file " + bad + " aside to " + aside);
-        } catch (NoSuchFileException gone) {
-            // already gone
-        } catch (IOException e) {
-            warn("could not move the unreadable state file " + bad + " aside: " + IoReason.of(e));
         }
     }
 }

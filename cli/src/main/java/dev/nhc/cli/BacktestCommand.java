@@ -45,7 +45,6 @@ final class BacktestCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
     private Streams io;
 
-
     @Mixin
     ConfigOption config = new ConfigOption();
 

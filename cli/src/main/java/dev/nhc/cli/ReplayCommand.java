@@ -43,7 +43,6 @@ final class ReplayCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
     private Streams io;
 
-
     @Mixin
     ConfigOption config = new ConfigOption();
 

@@ -52,7 +52,6 @@ final class RunCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
     private Streams io;
 
-
     @Mixin
     ConfigOption config = new ConfigOption();
 

@@ -78,7 +78,7 @@ final class DaemonCommand implements Callable<Integer> {
         if (InheritedHangup.takeBack()) {
             System.err.println("nhc daemon: SIGHUP was ignored by whoever started nhc (nohup?); it reloads the config all the same");
         }
-        return Daemon.run(source, SeverityPolicy.STANDARD, node, System.err, Map.of(NvmlXidEvents.class, xids), plugins,
+        return Daemon.run(source, SeverityPolicy.STANDARD, node, NodeName.fullName(overrides.hostname), System.err, Map.of(NvmlXidEvents.class, xids), plugins,
                 List.of(new NvmlXidTrigger(xids, Clock.systemUTC()), new KernelLogTrigger()));
     }
 }

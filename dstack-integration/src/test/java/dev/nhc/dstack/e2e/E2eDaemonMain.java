@@ -29,6 +29,6 @@ public final class E2eDaemonMain {
         List<DaemonPlugin> plugins = new ArrayList<>();
         ServiceLoader.load(DaemonPlugin.class).forEach(plugins::add);
         String node = "e2e-host";
-        System.exit(Daemon.run(() -> loader.load(config), SeverityPolicy.STANDARD, node, System.err, Map.of(), plugins, List.of()));
+        System.exit(Daemon.run(() -> loader.load(config), SeverityPolicy.STANDARD, node, null, System.err, Map.of(), plugins, List.of()));
     }
 }

@@ -45,6 +45,8 @@ final class CheckScheduler implements AutoCloseable {
     private final SeverityPolicy policy;
     private final Clock clock;
     private final String node;
+    /** The kernel's full host name for host patterns with a dot; null: the node's name. */
+    private final String hostName;
     private final Map<Class<?>, Object> services;
     private final Listener listener;
     private final ScheduledExecutorService timer;
@@ -57,13 +59,14 @@ final class CheckScheduler implements AutoCloseable {
     private volatile boolean closed;
 
     /** Schedules nothing until {@link #start}; {@code plan} is in place already, for what starts before the checks. */
-    CheckScheduler(Plan plan, StateStore store, SeverityPolicy policy, Clock clock, String node, Map<Class<?>, Object> services,
-                   Listener listener) {
+    CheckScheduler(Plan plan, StateStore store, SeverityPolicy policy, Clock clock, String node, String hostName,
+                   Map<Class<?>, Object> services, Listener listener) {
         this.plan = plan;
         this.store = store;
         this.policy = policy;
         this.clock = clock;
         this.node = node;
+        this.hostName = hostName;
         this.services = Map.copyOf(services);
         this.listener = listener;
         AtomicInteger w = new AtomicInteger();
@@ -222,7 +225,7 @@ final class CheckScheduler implements AutoCloseable {
 
     private CheckRun.Occasion occasion(ScheduledCheck s, boolean bySchedule) {
         Duration deadline = plan.settings().deadline();
-        return new CheckRun.Occasion(node, null, servicesFor(s), System.nanoTime() + deadline.toNanos(), bySchedule);
+        return new CheckRun.Occasion(node, hostName, servicesFor(s), System.nanoTime() + deadline.toNanos(), bySchedule);
     }
 
     private void finish(ScheduledCheck s, CheckRun.Attempt a, int epoch, boolean scheduled, boolean bySchedule, long started) {

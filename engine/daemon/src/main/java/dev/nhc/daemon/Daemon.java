@@ -48,6 +48,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     /** Wall-clock time: only for what is shown and saved; every schedule, deadline and age is System.nanoTime's. */
     private final Clock clock;
     private final String node;
+    /** The kernel's full host name, which host patterns with a dot are matched against as in nhc run; null: the node's name. */
+    volatile String hostName;
     private final PrintStream log;
     private final Map<Class<?>, Object> services;
     private final Instant startedAt;
@@ -96,9 +98,10 @@ public final class Daemon implements DaemonContext, AutoCloseable {
      *
      * @return the exit code: 0 after a clean stop, 2 when the config is invalid, 3 when nhc cannot run here
      */
-    public static int run(PlanSource source, SeverityPolicy policy, String node, PrintStream err, Map<Class<?>, Object> services,
-                          List<DaemonPlugin> plugins, List<RecheckTrigger> triggers) {
+    public static int run(PlanSource source, SeverityPolicy policy, String node, String hostName, PrintStream err,
+                          Map<Class<?>, Object> services, List<DaemonPlugin> plugins, List<RecheckTrigger> triggers) {
         Daemon d = new Daemon(source, policy, Clock.systemUTC(), node, err, services, plugins);
+        d.hostName = hostName;
         triggers.forEach(d::addTrigger);
         // A thread that dies unseen (an endpoint's, the scheduler's) would leave a live process that serves nobody.
         ProcessEnd.onUncaughtException(err);
@@ -140,7 +143,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             if (restored != null) {
                 plugins.heard(restored);
             }
-            scheduler = new CheckScheduler(plan, store, policy, clock, node, services, new CheckScheduler.Listener() {
+            scheduler = new CheckScheduler(plan, store, policy, clock, node, hostName, services, new CheckScheduler.Listener() {
                 @Override
                 public void changed(ScheduledCheck finished) {
                     rebuild(finished);

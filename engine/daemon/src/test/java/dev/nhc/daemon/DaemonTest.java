@@ -834,6 +834,21 @@ class DaemonTest {
         assertFalse(sawOthers.get().containsKey("judge"), "not its own");
     }
 
+    /** Host patterns with a dot are matched against the kernel's full host name in the daemon as in nhc run (LBNL NHC's meaning). */
+    @Test
+    void aHostPatternWithADotMatchesTheFullHostName() throws Exception {
+        Daemon d = daemon(write("nhc.yaml", config("""
+                  - { name: in-domain, use: test.fast, on: "*.cluster.local" }
+                  - { name: elsewhere, use: test.fast, on: "*.other.org" }
+                """)));
+        d.hostName = "node1.cluster.local";
+        d.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null && d.verdict().checks().size() == 2);
+        Map<String, CheckStatus> status = new java.util.HashMap<>();
+        d.verdict().checks().forEach(c -> status.put(c.name(), c.status()));
+        assertEquals(Map.of("in-domain", CheckStatus.COMPLETED, "elsewhere", CheckStatus.SKIPPED), status);
+    }
+
     /**
      * A hang in the daemon is judged by the check's unit, as in a one-shot run: same wording, and
      * on_unknown applied (the daemon once built its own timeout result beside the executor's).

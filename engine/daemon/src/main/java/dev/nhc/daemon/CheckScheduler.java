@@ -96,6 +96,17 @@ final class CheckScheduler implements AutoCloseable {
         return checks;
     }
 
+    /** When each check's latest result came in. */
+    Map<String, Instant> finishedAt() {
+        Map<String, Instant> at = new LinkedHashMap<>();
+        checks.forEach((name, c) -> {
+            if (c.finishedAt != null) {
+                at.put(name, c.finishedAt);
+            }
+        });
+        return at;
+    }
+
     /**
      * Starts the plan's checks: each runs at once, but an {@code every:} check that its saved last
      * run says is not due shows its saved result instead (dcgm.diag every 6h is intrusive).

@@ -15,7 +15,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -314,15 +313,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
 
     public DaemonStatus status() {
         CheckScheduler s = scheduler;
-        Map<String, Instant> finished = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
-        if (s != null) {
-            s.checks().forEach((name, c) -> {
-                if (c.finishedAt != null) {
-                    finished.put(name, c.finishedAt);
-                }
-            });
-        }
         StateSaver sv = saver;
         if (sv != null && sv.problem() != null) {
             problems.add(sv.problem());
@@ -337,7 +328,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         List<String> unavailable = plugins.unavailable();
         problems.addAll(plugins.problems());
         problems.addAll(unavailable);
-        return new DaemonStatus(verdict(), finished, startedAt, problems, sv == null ? 0 : sv.errors(), reloads.get(), reloadFailures.get(),
+        return new DaemonStatus(verdict(), s == null ? Map.of() : s.finishedAt(), startedAt, problems, sv == null ? 0 : sv.errors(), reloads.get(), reloadFailures.get(),
                 unavailable);
     }
 

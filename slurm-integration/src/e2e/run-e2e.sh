@@ -351,11 +351,24 @@ start_slurmctld() {
 # ---- scenarios -----------------------------------------------------------------------------------
 
 OTHER=
-# other_health_check PID: a child of slurmd running nhc other than PID (sets OTHER)
+# slurmd_child_of PID: the child of slurmd that PID runs under (bin/nhc runs java as its own child,
+# so the JVM that recorded its pid is a grandchild of slurmd, or further down)
+slurmd_child_of() {
+    local pid=$1 parent
+    while [ -n "$pid" ] && [ "$pid" -gt 1 ]; do
+        parent=$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')
+        [ "$parent" = "$PID_SLURMD" ] && { echo "$pid"; return 0; }
+        pid=$parent
+    done
+    echo "$1"
+}
+
+# other_health_check PID: a child of slurmd running nhc other than the one PID runs under (sets OTHER)
 other_health_check() {
-    local pid args
+    local pid args mine
+    mine=$(slurmd_child_of "$1")
     while read -r pid args; do
-        case $args in *nhc*|*java*) [ "$pid" != "$1" ] && { OTHER=$pid; return 0; } ;; esac
+        case $args in *nhc*|*java*) [ "$pid" != "$mine" ] && { OTHER=$pid; return 0; } ;; esac
     done < <(ps -o pid=,args= --ppid "$PID_SLURMD" 2>/dev/null)
     return 1
 }

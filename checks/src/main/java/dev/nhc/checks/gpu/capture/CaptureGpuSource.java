@@ -3,6 +3,7 @@ package dev.nhc.checks.gpu.capture;
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice;
 import dev.nhc.checks.gpu.GpuSource;
+import dev.nhc.checks.gpu.GpuVendor;
 
 import java.util.List;
 
@@ -21,6 +22,12 @@ public final class CaptureGpuSource implements GpuSource {
 
     public static CaptureGpuSource none() {
         return new CaptureGpuSource(new GpuCapture("the replayed captures", null, List.of(), java.util.EnumSet.noneOf(GpuData.class)));
+    }
+
+    /** nvidia-smi captures are of NVIDIA's GPUs. */
+    @Override
+    public GpuVendor vendor() {
+        return GpuVendor.NVIDIA;
     }
 
     @Override

@@ -3,6 +3,8 @@ package dev.nhc.checks.gpu.capture;
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice;
 import dev.nhc.checks.gpu.GpuFabric;
+import dev.nhc.checks.gpu.GpuVendor;
+import dev.nhc.checks.gpu.nvml.NvmlClockEvents;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -13,7 +15,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One GPU as an nvidia-smi capture shows it. Values the capture says are {@code N/A} or
+ * One NVIDIA GPU as an nvidia-smi capture shows it (a capture shows link state, not NVLink error
+ * counters: absent, as on a GPU without them). Values the capture says are {@code N/A} or
  * {@code Not Supported}, or does not show at all, are null: the same "absent" as NVML's
  * NOT_SUPPORTED, so the probes judge a capture exactly as they judge live NVML.
  */
@@ -83,9 +86,14 @@ public final class CapturedGpu implements GpuDevice {
         fabric = fabric != null ? fabric : other.fabric;
     }
 
-    static String eccKey(EccCounter c, EccError t, MemoryLocation l) {
+    static String eccKey(EccCounter c, EccError t, EccBlock l) {
         return c.name().toLowerCase(java.util.Locale.ROOT) + "_" + (l == null ? "" : l.name().toLowerCase(java.util.Locale.ROOT) + "_")
                 + t.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @Override
+    public GpuVendor vendor() {
+        return GpuVendor.NVIDIA;
     }
 
     @Override
@@ -124,8 +132,8 @@ public final class CapturedGpu implements GpuDevice {
     }
 
     @Override
-    public Long eccErrors(EccCounter counter, EccError type, MemoryLocation location) {
-        return ecc.get(eccKey(counter, type, location));
+    public Long eccErrors(EccCounter counter, EccError type, EccBlock block) {
+        return ecc.get(eccKey(counter, type, block));
     }
 
     @Override
@@ -179,14 +187,8 @@ public final class CapturedGpu implements GpuDevice {
     }
 
     @Override
-    public Boolean nvlinkActive(int link) {
+    public Boolean linkActive(int link) {
         return nvlinks == null || link >= nvlinks.size() ? null : nvlinks.get(link);
-    }
-
-    /** A capture shows link state, not error counters: absent, as on a GPU without them. */
-    @Override
-    public Long nvlinkErrors(int link, NvLinkCounter counter) {
-        return null;
     }
 
     @Override
@@ -205,8 +207,8 @@ public final class CapturedGpu implements GpuDevice {
     }
 
     @Override
-    public Long clocksEventReasons() {
-        return clocksEventReasons;
+    public Throttle throttle() {
+        return clocksEventReasons == null ? null : NvmlClockEvents.throttle(clocksEventReasons);
     }
 
     @Override

@@ -4,7 +4,7 @@ import dev.nhc.checks.capture.CaptureFile;
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice.EccCounter;
 import dev.nhc.checks.gpu.GpuDevice.EccError;
-import dev.nhc.checks.gpu.GpuDevice.MemoryLocation;
+import dev.nhc.checks.gpu.GpuDevice.EccBlock;
 import dev.nhc.checks.gpu.GpuDevice.RemappedRows;
 import dev.nhc.checks.gpu.GpuDevice.TemperatureThreshold;
 import dev.nhc.checks.gpu.PciBusId;
@@ -364,7 +364,7 @@ public final class NvidiaSmiQParser {
             for (var e : Map.of(EccError.CORRECTED, single == null ? new Node("", null, 0) : single,
                     EccError.UNCORRECTED, dbl == null ? new Node("", null, 0) : dbl).entrySet()) {
                 put(g, counter, e.getKey(), null, number(e.getValue().child("Total"), false));
-                put(g, counter, e.getKey(), MemoryLocation.DRAM, number(e.getValue().child("Device Memory"), false));
+                put(g, counter, e.getKey(), EccBlock.DRAM, number(e.getValue().child("Device Memory"), false));
             }
             return;
         }
@@ -373,15 +373,15 @@ public final class NvidiaSmiQParser {
                 number(section.child("SRAM Uncorrectable SEC-DED"), false));
         Long dramC = number(section.child("DRAM Correctable"), false);
         Long dramU = number(section.child("DRAM Uncorrectable"), false);
-        put(g, counter, EccError.CORRECTED, MemoryLocation.SRAM, sramC);
-        put(g, counter, EccError.UNCORRECTED, MemoryLocation.SRAM, sramU);
-        put(g, counter, EccError.CORRECTED, MemoryLocation.DRAM, dramC);
-        put(g, counter, EccError.UNCORRECTED, MemoryLocation.DRAM, dramU);
+        put(g, counter, EccError.CORRECTED, EccBlock.SRAM, sramC);
+        put(g, counter, EccError.UNCORRECTED, EccBlock.SRAM, sramU);
+        put(g, counter, EccError.CORRECTED, EccBlock.DRAM, dramC);
+        put(g, counter, EccError.UNCORRECTED, EccBlock.DRAM, dramU);
         put(g, counter, EccError.CORRECTED, null, sum(sramC, dramC));
         put(g, counter, EccError.UNCORRECTED, null, sum(sramU, dramU));
     }
 
-    private static void put(CapturedGpu g, EccCounter c, EccError t, MemoryLocation l, Long v) {
+    private static void put(CapturedGpu g, EccCounter c, EccError t, EccBlock l, Long v) {
         if (v != null) {
             g.ecc.put(CapturedGpu.eccKey(c, t, l), v);
         }

@@ -2,6 +2,7 @@ package dev.nhc.checks.gpu.nvml;
 
 import com.sun.jna.Native;
 import dev.nhc.checks.gpu.PciBusId;
+import dev.nhc.checks.gpu.calls.LoadFailure;
 
 import java.util.Arrays;
 import java.nio.ByteBuffer;
@@ -56,7 +57,7 @@ public final class XidEventWatcher implements AutoCloseable {
         try {
             NvmlNative.bind(lib);
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
-            throw new IllegalStateException("NVML (" + lib + ") cannot be loaded: " + firstLine(e.getMessage()));
+            throw new IllegalStateException("NVML (" + lib + ") cannot be loaded: " + LoadFailure.firstReason(e));
         }
         check(NvmlNative.nvmlInit_v2(), lib, "nvmlInit_v2");
         int[] count = new int[1];
@@ -134,9 +135,5 @@ public final class XidEventWatcher implements AutoCloseable {
         if (rc != NvmlReturn.SUCCESS) {
             throw new IllegalStateException("NVML (" + lib + "): " + call + " returned " + NvmlSession.describe(rc));
         }
-    }
-
-    private static String firstLine(String s) {
-        return s == null ? "" : s.lines().findFirst().orElse("").strip();
     }
 }

@@ -145,7 +145,7 @@ public final class PlanExecutor {
             Instant now = clock.instant();
             Instant checkDeadline = min(now.plus(check.timeout()), deadline);
             RunContext ctx = new RunContext(check.name(), check.check().with(), plan.settings().root(),
-                    req.state(), StateStore.CHECK_PREFIX + check.name(), checkDeadline, req.node(), settings, clock, services,
+                    req.state(), StateStore.CHECK_PREFIX + check.name(), checkDeadline, req.node(), settings, plan.config()::section, clock, services,
                     check.rules().fieldsRead());
             startedAt.put(check.name(), now);
             dueBy.put(check.name(), checkDeadline);

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /** The {@link ProbeContext} the runner gives each probe. */
 final class RunContext implements ProbeContext {
@@ -22,12 +23,14 @@ final class RunContext implements ProbeContext {
     private final Instant deadline;
     private final String hostname;
     private final Map<String, Object> settings;
+    private final Function<String, Params> sections;
     private final Clock clock;
     private final Map<Class<?>, Object> services;
     private final Set<String> fieldsRead;
 
     RunContext(String checkName, Params params, Path root, StateStore store, String stateName, Instant deadline, String hostname,
-               Map<String, Object> settings, Clock clock, Map<Class<?>, Object> services, Set<String> fieldsRead) {
+               Map<String, Object> settings, Function<String, Params> sections, Clock clock, Map<Class<?>, Object> services,
+               Set<String> fieldsRead) {
         this.checkName = checkName;
         this.params = params;
         this.root = root;
@@ -36,6 +39,7 @@ final class RunContext implements ProbeContext {
         this.deadline = deadline;
         this.hostname = hostname;
         this.settings = settings;
+        this.sections = sections;
         this.clock = clock;
         this.services = services;
         this.fieldsRead = fieldsRead;
@@ -86,6 +90,11 @@ final class RunContext implements ProbeContext {
     @Override
     public Object setting(String key) {
         return settings.get(key);
+    }
+
+    @Override
+    public Params section(String key) {
+        return sections.apply(key);
     }
 
     @Override

@@ -53,6 +53,7 @@ public final class BuiltInProbes implements ProbeCatalog {
         r.add("gpu.power", GpuPowerProbe.class);
         r.add("gpu.xid", GpuXidProbe.class);
         r.add("gpu.fabric", dev.nhc.checks.gpu.fabric.GpuFabricProbe.class);
+        r.add("gpu.amd-events", dev.nhc.checks.gpu.amd.GpuAmdEventsProbe.class);
 
         r.add("dcgm.health", DcgmHealthProbe.class);
         r.add("dcgm.diag", DcgmDiagProbe.class);

@@ -51,7 +51,8 @@ final class KernelLogPatterns {
 
     private static final String NIC_DRIVERS = "(?:mlx5_core|mlx4_core|mlx4_en|bnxt_en|ice|i40e|ixgbe|igb|qede|qed|cxgb4|nfp|ionic|idpf|ena|efa)";
 
-    static final List<LogPattern> DEFAULTS = List.of(
+    /** The host and NIC defaults, then amdgpu's (their own list: {@link AmdgpuLogPatterns}). */
+    static final List<LogPattern> DEFAULTS = concat(List.of(
             pattern("filesystem read-only", "remounted read-only|Remounting filesystem read-only|remounting filesystem read-only",
                     FAIL, "a filesystem was remounted read-only", null),
             pattern("block I/O error", "Buffer I/O error", FAIL, "block device I/O errors", null),
@@ -67,7 +68,13 @@ final class KernelLogPatterns {
                     WARN, "a network link went down", Duration.ofMinutes(5)),
             pattern("NIC fatal error", "\\bmlx5_core \\S+: .*(?:device's health compromised|Fatal error \\d+ detected|firmware internal error"
                             + "|unrecoverable hardware error|health recovery failed|fw_fatal)",
-                    FAIL, "a Mellanox/NVIDIA NIC (mlx5) reported a fatal firmware or hardware error", null));
+                    FAIL, "a Mellanox/NVIDIA NIC (mlx5) reported a fatal firmware or hardware error", null)), AmdgpuLogPatterns.ALL);
+
+    private static List<LogPattern> concat(List<LogPattern> a, List<LogPattern> b) {
+        List<LogPattern> all = new ArrayList<>(a);
+        all.addAll(b);
+        return List.copyOf(all);
+    }
 
     private KernelLogPatterns() {
     }

@@ -10,7 +10,6 @@ import dev.nhc.checks.gpu.calls.LoadFailure;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -47,10 +46,11 @@ public final class AmdSmiSession extends LibrarySession<AmdSmiSession.Opened, Am
             throw new Failure(initFailure(rc));
         }
         steps.starting("amdsmi_get_socket_handles");
-        List<Long> handles = new ArrayList<>();
-        for (long socket : handles("amdsmi_get_socket_handles", (n, out) -> AmdSmiNative.amdsmi_get_socket_handles(n, out))) {
-            steps.starting("amdsmi_get_processor_handles");
-            handles.addAll(handles("amdsmi_get_processor_handles", (n, out) -> AmdSmiNative.amdsmi_get_processor_handles(socket, n, out)));
+        List<Long> handles;
+        try {
+            handles = AmdSmiHandles.gpus(() -> steps.starting("amdsmi_get_processor_handles"));
+        } catch (AmdSmiHandles.Refused e) {
+            throw new Failure(description() + " cannot list the GPUs: " + e.call + " returned " + describe(e.status));
         }
         String driver = null;
         if (!handles.isEmpty()) {
@@ -61,31 +61,6 @@ public final class AmdSmiSession extends LibrarySession<AmdSmiSession.Opened, Am
             }
         }
         return new Opened(driver, List.copyOf(handles));
-    }
-
-    private interface HandleCall {
-        int call(int[] count, long[] handles);
-    }
-
-    /** A count-then-fill call: first how many, then the handles. */
-    private List<Long> handles(String name, HandleCall call) {
-        int[] count = new int[1];
-        int rc = call.call(count, null);
-        if (rc != AmdSmiStatus.SUCCESS) {
-            throw new Failure(description() + " cannot list the GPUs: " + name + " returned " + describe(rc));
-        }
-        long[] out = new long[count[0]];
-        if (out.length > 0) {
-            rc = call.call(count, out);
-            if (rc != AmdSmiStatus.SUCCESS) {
-                throw new Failure(description() + " cannot list the GPUs: " + name + " returned " + describe(rc));
-            }
-        }
-        List<Long> list = new ArrayList<>();
-        for (int i = 0; i < Math.min(count[0], out.length); i++) {
-            list.add(out[i]);
-        }
-        return list;
     }
 
     @Override

@@ -41,13 +41,22 @@ public abstract class LibrarySession<O, G> implements LibrarySessions.Session {
     protected LibrarySession(String name, String threadName, String configuredLibrary, String defaultLibrary, String firstCall,
                              Duration callLimit) {
         this.fromSettings = configuredLibrary != null && !configuredLibrary.isBlank();
-        // JNA treats a name without a slash as "libNAME.so" on the search path; a path must reach dlopen whole.
-        this.library = !fromSettings ? defaultLibrary
-                : configuredLibrary.contains("/") ? Path.of(configuredLibrary).toAbsolutePath().toString() : configuredLibrary;
+        this.library = resolve(configuredLibrary, defaultLibrary);
         this.description = name + " (" + library + ")";
         this.firstCall = firstCall;
         this.callLimit = callLimit;
         this.system = CallThreads.singleThread(threadName);
+    }
+
+    /**
+     * The library to load: the configured one, as an absolute path when it is a path (JNA treats a
+     * name without a slash as "libNAME.so" on the search path; a path must reach dlopen whole), else the default.
+     */
+    public static String resolve(String configuredLibrary, String defaultLibrary) {
+        if (configuredLibrary == null || configuredLibrary.isBlank()) {
+            return defaultLibrary;
+        }
+        return configuredLibrary.contains("/") ? Path.of(configuredLibrary).toAbsolutePath().toString() : configuredLibrary;
     }
 
     /** The steps of opening, on the session's thread; a step fails with {@link LibraryOpening.Failure}. */

@@ -2,6 +2,7 @@ package dev.nhc.checks.gpu.nvml;
 
 import com.sun.jna.Native;
 import dev.nhc.checks.gpu.PciBusId;
+import dev.nhc.checks.gpu.calls.LibrarySession;
 import dev.nhc.checks.gpu.calls.LoadFailure;
 
 import java.util.Arrays;
@@ -52,8 +53,7 @@ public final class XidEventWatcher implements AutoCloseable {
      * @throws IllegalStateException with a message naming the library and call when NVML cannot be used
      */
     public static XidEventWatcher start(String library, Listener listener) {
-        String lib = library == null || library.isBlank() ? NvmlSession.DEFAULT_LIBRARY
-                : library.contains("/") ? java.nio.file.Path.of(library).toAbsolutePath().toString() : library;
+        String lib = LibrarySession.resolve(library, NvmlSession.DEFAULT_LIBRARY);
         try {
             NvmlNative.bind(lib);
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {

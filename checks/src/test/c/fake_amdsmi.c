@@ -194,7 +194,6 @@ typedef struct {
     int has_violations;
     opt_u64 prochot, ppt, socket_thermal, vr_thermal, hbm_thermal;
     opt_u64 current_socket_power, average_socket_power, power_cap_uw;
-    int lost;                       /* a device whose sysfs files vanished: every value reads as not supported */
     int ret[C_COUNT_OF_CALLS];      /* -1 = behave normally */
     long delay_ms[C_COUNT_OF_CALLS];
     /* event notification, set by the calls */
@@ -342,10 +341,6 @@ static int read_gpu(loader *l, const jvalue *v, fake_gpu *g) {
             field f[] = {{"current_socket_w", &g->current_socket_power}, {"average_socket_w", &g->average_socket_power},
                          {"cap_uw", &g->power_cap_uw}};
             read_fields(l, x, k, f, 3);
-        } else if (!strcmp(k, "lost")) {
-            opt_u64 lost = {0, 0};
-            read_u64(l, x, k, &lost);
-            g->lost = lost.present && lost.v;
         } else if (!strcmp(k, "returns")) {
             read_call_overrides(l, x, k, g->ret, NULL);
         } else if (!strcmp(k, "delays_ms")) {
@@ -433,7 +428,6 @@ static amdsmi_status_t device_call(void *handle, int call, fake_gpu **out) {
     int exists = g->index < gpu_count;
     long delay = g->delay_ms[call];
     int ret = g->ret[call];
-    int lost = g->lost;
     pthread_mutex_unlock(&lock);
     if (!initialised) {
         return AMDSMI_STATUS_NOT_INIT;
@@ -444,10 +438,6 @@ static amdsmi_status_t device_call(void *handle, int call, fake_gpu **out) {
     sleep_ms(delay);
     if (ret >= 0 && ret != AMDSMI_STATUS_SUCCESS) {
         return ret;
-    }
-    if (lost && call != C_BDF && call != C_EVENT_INIT && call != C_EVENT_MASK && call != C_EVENT_STOP) {
-        /* amdgpu's files of a removed device: rocm_smi reads ENOENT as "not supported" */
-        return AMDSMI_STATUS_NOT_SUPPORTED;
     }
     *out = g;
     return AMDSMI_STATUS_SUCCESS;

@@ -9,7 +9,6 @@ import dev.nhc.checks.gpu.calls.Deadline;
 import dev.nhc.checks.gpu.calls.GpuCalls;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -26,8 +25,8 @@ import java.util.Map;
  * loaded), so aggregate counts are absent; the UMC's counts are DRAM's; the temperature is the
  * hotspot (junction), its emergency and critical temperatures are the shutdown and slowdown
  * thresholds; the throttle reasons are AMD's violation status (PROCHOT, PPT, socket, VR and HBM
- * thermal). A GPU whose PCI device vanished from the bus is lost, however the library answers for
- * it (amdgpu's sysfs files of a removed device read as "not supported").
+ * thermal). A GPU whose PCI device vanished from the bus since a probe saw it there is lost, however
+ * the library answers for it (amdgpu's sysfs files of a removed device read as "not supported").
  */
 final class AmdSmiDevice implements GpuDevice {
     private final AmdSmiGpu gpu;
@@ -81,8 +80,8 @@ final class AmdSmiDevice implements GpuDevice {
     @Override
     public <T> T batch(Batch<T> work) throws GpuCallException {
         if (!calls.onWorker()) {
-            String bus = pciBusId();
-            if (bus != null && Files.isDirectory(pciDevices) && !Files.exists(pciDevices.resolve(bus))) {
+            pciBusId();
+            if (gpu.goneFromBus(pciDevices)) {
                 throw new GpuCallException(Kind.LOST, "the PCI bus", calls.label() + " is lost: its PCI device is gone from "
                         + "/sys/bus/pci/devices (fallen off the bus); see dmesg for amdgpu errors");
             }

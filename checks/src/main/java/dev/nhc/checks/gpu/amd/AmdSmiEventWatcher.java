@@ -58,8 +58,8 @@ public final class AmdSmiEventWatcher implements AutoCloseable {
 
     /**
      * Binds AMD SMI from {@code library} (null: the system's), asks every GPU for its events and
-     * starts watching; null when the library is not installed under its usual name (a host without
-     * AMD's GPUs: nothing to watch).
+     * starts watching; null when there is nothing to watch: no AMD GPU, or no AMD SMI installed
+     * under its usual name or no amdgpu driver loaded while no library is configured.
      *
      * @throws IllegalStateException with a message naming the library and call when AMD SMI cannot be used
      */
@@ -105,10 +105,10 @@ public final class AmdSmiEventWatcher implements AutoCloseable {
                 pciOf.put(i, AmdSmiStructs.bdf(bdf[0]));
             }
         }
+        if (gpus.isEmpty()) {
+            return null;    // no AMD GPUs: nothing to watch
+        }
         if (watched.isEmpty()) {
-            if (gpus.isEmpty() && !configured) {
-                return null;
-            }
             throw new IllegalStateException("AMD SMI (" + lib + "): no GPU accepts event notification");
         }
         AmdSmiEventWatcher w = new AmdSmiEventWatcher(List.copyOf(watched), Map.copyOf(indexOf), Map.copyOf(pciOf), listener, clock);

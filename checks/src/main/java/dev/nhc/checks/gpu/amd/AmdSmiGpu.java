@@ -13,6 +13,8 @@ final class AmdSmiGpu {
     private static final String BDF = "amdsmi_get_gpu_device_bdf";
 
     private final GpuCalls calls;
+    /** The GPU's PCI device was on the bus when a probe looked: from then on its going is a lost GPU, not an address nhc never saw. */
+    private volatile boolean seenOnBus;
 
     AmdSmiGpu(int index, long handle) {
         this.calls = new GpuCalls("amdsmi-gpu-" + index, index, "AMD SMI", BDF, c -> open(c, handle));
@@ -20,6 +22,22 @@ final class AmdSmiGpu {
 
     GpuCalls calls() {
         return calls;
+    }
+
+    /**
+     * Whether the GPU's PCI device vanished from the bus ({@code pciDevices}, sysfs) since a probe
+     * first saw it there: a GPU that fell off the bus while this session holds its handle.
+     */
+    boolean goneFromBus(java.nio.file.Path pciDevices) {
+        String bus = calls.pciBusId();
+        if (bus == null || !java.nio.file.Files.isDirectory(pciDevices)) {
+            return false;
+        }
+        boolean there = java.nio.file.Files.exists(pciDevices.resolve(bus));
+        if (there) {
+            seenOnBus = true;
+        }
+        return seenOnBus && !there;
     }
 
     /** The handle is the session's; opening reads the GPU's PCI address, which names it in every message. */

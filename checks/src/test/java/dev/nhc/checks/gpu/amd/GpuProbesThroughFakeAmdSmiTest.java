@@ -198,17 +198,25 @@ class GpuProbesThroughFakeAmdSmiTest {
         assertThat(result(v, "gpu.ecc").observations()).hasSize(8);
     }
 
-    /** A GPU that fell off the bus while nhc's daemon holds its handle: amdgpu's files read as "not supported", the bus says it is gone. */
+    /**
+     * A GPU that fell off the bus while nhc's daemon holds its handle (one session, two runs): the
+     * bus says it is gone, whatever the library still answers for it (amdgpu's files of a removed
+     * device read as "not supported", the fake's "lost").
+     */
     @Test
     void aGpuGoneFromThePciBusIsLostAndFailsTheNodeForService() throws Exception {
         var gpus = FakeAmdSmi.healthyMi300xs(8);
-        gpus.get(7).put("lost", true);
         FakeAmdSmi.use(FakeAmdSmi.scenario(gpus));
-        for (int i = 0; i < 7; i++) {
+        for (int i = 0; i < 8; i++) {
             pciDevice(FakeAmdSmi.pci(i), "0x1002", "0x120000");
         }
+        var pipeline = GpuChecks.onFakeGpus(root);
+        assertThat(bad(pipeline.run(GpuChecks.check("gpu.thermal", "")), "gpu.thermal")).isEmpty();
 
-        Verdict v = run(GpuChecks.check("gpu.thermal", ""));
+        Files.delete(root.resolve("sys/bus/pci/devices").resolve(FakeAmdSmi.pci(7)).resolve("vendor"));
+        Files.delete(root.resolve("sys/bus/pci/devices").resolve(FakeAmdSmi.pci(7)).resolve("class"));
+        Files.delete(root.resolve("sys/bus/pci/devices").resolve(FakeAmdSmi.pci(7)));
+        Verdict v = pipeline.run(GpuChecks.check("gpu.thermal", ""));
 
         Finding lost = onlyBad(v, "gpu.thermal");
         assertThat(lost.entity()).isEqualTo(Entity.gpu(7, "0000:a6:00.0"));

@@ -4,6 +4,9 @@ import dev.nhc.checks.capture.CaptureFile;
 import dev.nhc.checks.dcgm.DcgmiOutputs;
 import dev.nhc.checks.gpu.fabric.FabricManagerLogCapture;
 import dev.nhc.checks.gpu.GpuSource;
+import dev.nhc.checks.gpu.GpuVendor;
+import dev.nhc.checks.gpu.amd.AmdSmiCapture;
+import dev.nhc.checks.gpu.amd.AmdSmiCaptureParser;
 import dev.nhc.checks.gpu.capture.CaptureGpuSource;
 import dev.nhc.checks.gpu.capture.CaptureParseException;
 import dev.nhc.checks.gpu.capture.GpuCapture;
@@ -48,13 +51,15 @@ import java.util.concurrent.Callable;
                 "",
                 "For triage of what a user attached to a ticket: the same rules, report and exit codes as "
                         + "'nhc run', applied to an 'nvidia-smi -q' capture (whole or a -d subset such as "
-                        + "PAGE_RETIREMENT) and/or an 'nvidia-smi nvlink --status' capture of the same node. "
+                        + "PAGE_RETIREMENT) and/or an 'nvidia-smi nvlink --status' capture of the same node, or AMD's "
+                        + "'amd-smi static/metric/bad-pages' (--json; bad-pages also as text) or 'rocm-smi --json'. "
                         + "Checks whose data the captures do not hold are listed as skipped and do not count. "
                         + "A capture that cannot be read is an error that names the line, never a pass. "
                         + "Nothing on this machine is read or changed: no NVML, no state directory, no Slurm."},
         footerHeading = "%nExamples:%n",
         footer = {"  nhc replay -c /etc/nhc/nhc.yaml --nvidia-smi-q ticket-4711.txt",
                 "  nhc replay -c nhc.yaml --nvidia-smi-q q.txt --nvidia-smi-q nvlink.txt --json",
+                "  nhc replay -c nhc.yaml --amd-smi static.json --amd-smi metric.json --amd-smi bad-pages.txt",
                 "  nhc replay -c nhc.yaml --ibstat ibstat.txt --kernel-log dmesg.txt"})
 final class ReplayCommand implements Callable<Integer> {
 
@@ -64,6 +69,11 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--nvidia-smi-q", arity = "1", paramLabel = "FILE",
             description = "An 'nvidia-smi -q' or 'nvidia-smi nvlink --status' capture; repeat to combine captures of one node.")
     List<Path> captures = new ArrayList<>();
+
+    @Option(names = "--amd-smi", arity = "1", paramLabel = "FILE",
+            description = "An 'amd-smi static|metric|list|bad-pages --json', 'amd-smi bad-pages' or 'rocm-smi --json' capture of AMD GPUs;"
+                    + " repeat to combine captures of one node.")
+    List<Path> amdCaptures = new ArrayList<>();
 
     @Option(names = "--kernel-log", paramLabel = "FILE",
             description = "A kernel log (dmesg, journalctl -k, /var/log/kern.log) for gpu.xid and kernel.log checks; read whole.")
@@ -102,10 +112,15 @@ final class ReplayCommand implements Callable<Integer> {
         if (plan == null) {
             return ExitCodes.INVALID;
         }
-        if (captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null && ibstatFile == null
+        if (captures.isEmpty() && amdCaptures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null && ibstatFile == null
                 && fabricManagerLog == null) {
-            System.err.println("nhc: replay needs at least one capture: --nvidia-smi-q, --kernel-log, --dcgmi-health-json, --dcgmi-diag-json,"
+            System.err.println("nhc: replay needs at least one capture: --nvidia-smi-q, --amd-smi, --kernel-log, --dcgmi-health-json, --dcgmi-diag-json,"
                     + " --ibstat or --fabricmanager-log");
+            return ExitCodes.INVALID;
+        }
+        if (!captures.isEmpty() && !amdCaptures.isEmpty()) {
+            System.err.println("nhc: a replay judges one node's GPUs: give its nvidia-smi captures or its amd-smi captures, not both;"
+                    + " nothing was judged");
             return ExitCodes.INVALID;
         }
         DcgmiOutputs dcgmi = null;
@@ -160,6 +175,31 @@ final class ReplayCommand implements Callable<Integer> {
                 return ExitCodes.INVALID;
             }
         }
+        AmdSmiCapture amd = null;
+        for (Path file : amdCaptures) {
+            AmdSmiCapture c;
+            try {
+                c = AmdSmiCaptureParser.parse(file);
+            } catch (CaptureFile.Refused e) {
+                System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            } catch (IOException e) {
+                System.err.println("nhc: cannot read " + file + ": " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            } catch (CaptureParseException e) {
+                for (String p : e.problems()) {
+                    System.err.println(file + ": " + p);
+                }
+                System.err.println("nhc: " + file + " is not a readable amd-smi or rocm-smi capture; nothing was judged");
+                return ExitCodes.INVALID;
+            }
+            try {
+                amd = amd == null ? c : amd.merge(c);
+            } catch (CaptureParseException e) {
+                System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+                return ExitCodes.INVALID;
+            }
+        }
         Path scratch;
         try {
             // Rates and for: N need history a capture does not have: a throw-away state, never the node's.
@@ -169,13 +209,13 @@ final class ReplayCommand implements Callable<Integer> {
             return ExitCodes.INTERNAL;
         }
         try {
-            return judge(plan, capture, dcgmi, ibstat, scratch);
+            return judge(plan, capture, amd, dcgmi, ibstat, scratch);
         } finally {
             deleteQuietly(scratch);
         }
     }
 
-    private Integer judge(Plan plan, GpuCapture capture, DcgmiOutputs dcgmi, IbstatCapture ibstat, Path scratch) {
+    private Integer judge(Plan plan, GpuCapture capture, AmdSmiCapture amd, DcgmiOutputs dcgmi, IbstatCapture ibstat, Path scratch) {
         Path log = null;
         if (kernelLog != null) {
             try {
@@ -206,7 +246,10 @@ final class ReplayCommand implements Callable<Integer> {
         // Which checks the captures feed: a probe says what it reads by its tags.
         Set<String> fed = new LinkedHashSet<>();
         if (capture != null) {
-            fed.add(Tags.NVML);
+            fed.add(GpuVendor.NVIDIA.tag());
+        }
+        if (amd != null) {
+            fed.add(GpuVendor.AMD.tag());
         }
         if (kernelLog != null) {
             fed.add(Tags.KERNEL_LOG);
@@ -241,7 +284,7 @@ final class ReplayCommand implements Callable<Integer> {
         Verdict ran = null;
         if (!replayable.isEmpty()) {
             Map<Class<?>, Object> services = new LinkedHashMap<>();
-            services.put(GpuSource.class, capture != null ? new CaptureGpuSource(capture) : CaptureGpuSource.none());
+            services.put(GpuSource.class, amd != null ? amd : capture != null ? new CaptureGpuSource(capture) : CaptureGpuSource.none());
             if (capture != null) {
                 Map<String, Integer> byPci = new LinkedHashMap<>();
                 capture.gpus().forEach(g -> {
@@ -280,6 +323,10 @@ final class ReplayCommand implements Callable<Integer> {
         if (capture != null) {
             notes.add("replayed " + capture.source() + " (" + capture.gpus().size() + " GPU"
                     + (capture.gpus().size() == 1 ? "" : "s") + (capture.driverVersion() == null ? "" : ", driver " + capture.driverVersion()) + ")");
+        }
+        if (amd != null) {
+            notes.add("replayed " + amd.source() + " (" + amd.devices().size() + " AMD GPU" + (amd.devices().size() == 1 ? "" : "s")
+                    + (amd.driverVersion() == null ? "" : ", driver " + amd.driverVersion()) + ")");
         }
         if (kernelLog != null) {
             notes.add("replayed kernel log " + kernelLog);

@@ -10,6 +10,9 @@ public interface GpuBackend {
 
     GpuVendor vendor();
 
+    /** Whether the config names this vendor's library; if not, a host whose PCI bus shows none of its GPUs is not asked to load it. */
+    boolean configured(ProbeContext ctx);
+
     /**
      * This probe's view of the vendor's GPUs, under the probe's deadline. Loading and opening the
      * library start here and are shared by the probes of a run; waiting for them happens in the

@@ -42,17 +42,24 @@ public final class GpuHost {
 
     /**
      * Opens every supported vendor's library (they open in parallel: each backend starts its own)
-     * and sorts the vendors into present, absent and failed.
+     * and sorts the vendors into present, absent and failed. A library the config does not name is
+     * not loaded on a host whose PCI bus shows none of its vendor's GPUs: an NVIDIA node pays
+     * nothing for AMD, nor an AMD node for NVIDIA.
      */
     static GpuHost open(ProbeContext ctx, Set<GpuVendor> supported, List<GpuBackend> backends) {
         List<GpuSource> sources = new ArrayList<>();
+        Map<GpuVendor, String> absent = new java.util.EnumMap<>(GpuVendor.class);
         for (GpuBackend b : backends) {
-            if (supported.contains(b.vendor())) {
+            if (!supported.contains(b.vendor())) {
+                continue;
+            }
+            if (!b.configured(ctx) && PciGpus.seen(ctx, b.vendor()) == PciGpus.Seen.NONE) {
+                absent.put(b.vendor(), "no " + b.vendor().displayName() + " GPU on the PCI bus");
+            } else {
                 sources.add(b.open(ctx));
             }
         }
         List<Found> present = new ArrayList<>();
-        Map<GpuVendor, String> absent = new LinkedHashMap<>();
         List<Failed> failed = new ArrayList<>();
         for (GpuSource s : sources) {
             GpuVendor v = s.vendor();

@@ -15,6 +15,11 @@ public final class AmdSmiBackend implements GpuBackend {
     }
 
     @Override
+    public boolean configured(ProbeContext ctx) {
+        return GpuSection.amdSmiLibrary(ctx) != null;
+    }
+
+    @Override
     public GpuSource open(ProbeContext ctx) {
         return AmdSmiSessions.get(GpuSection.amdSmiLibrary(ctx)).view(ctx.remaining(), ctx.sys("/sys/bus/pci/devices"));
     }

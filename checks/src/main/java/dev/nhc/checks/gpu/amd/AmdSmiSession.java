@@ -118,6 +118,7 @@ public final class AmdSmiSession extends LibrarySession<AmdSmiSession.Opened, Am
      * is the PCI bus in sysfs, where a GPU that fell off the bus is missed.
      */
     public AmdSmiSource view(Duration remaining, Path pciDevices) {
+        start();
         return new AmdSmiSource(this, deadline(remaining), pciDevices);
     }
 }

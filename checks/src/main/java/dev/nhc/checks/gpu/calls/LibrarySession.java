@@ -91,6 +91,14 @@ public abstract class LibrarySession<O, G> implements LibrarySessions.Session {
         return new Deadline(remaining, callLimit);
     }
 
+    /**
+     * Starts opening the library on its own thread, once: a probe that reads two vendors' GPUs has
+     * both libraries open side by side while it waits for the first.
+     */
+    public final void start() {
+        opening();
+    }
+
     private synchronized LibraryOpening<O> opening() {
         if (opening == null) {
             opening = new LibraryOpening<>(description, firstCall, system, this::open);

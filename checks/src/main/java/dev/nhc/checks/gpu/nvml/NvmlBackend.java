@@ -14,6 +14,11 @@ public final class NvmlBackend implements GpuBackend {
     }
 
     @Override
+    public boolean configured(ProbeContext ctx) {
+        return ctx.setting("nvml_library") != null;
+    }
+
+    @Override
     public GpuSource open(ProbeContext ctx) {
         Object library = ctx.setting("nvml_library");
         return NvmlSessions.get(library == null ? null : library.toString()).view(ctx.remaining());

@@ -108,6 +108,7 @@ public final class NvmlSession extends LibrarySession<NvmlSession.Opened, NvmlGp
 
     /** A view of this session for one probe, bounded by the probe's remaining time. */
     public NvmlSource view(Duration remaining) {
+        start();
         return new NvmlSource(this, deadline(remaining));
     }
 }

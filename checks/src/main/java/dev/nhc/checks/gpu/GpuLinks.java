@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu;
 
 import dev.nhc.checks.gpu.GpuDevice.LinkCounter;
+import dev.nhc.checks.host.AllOf;
 import dev.nhc.model.Remedy;
 import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
@@ -72,6 +73,9 @@ final class GpuLinks {
                 .field("link_type", Unit.TEXT, "what the vendor calls the links: NVLink or XGMI")
                 .field("link_error_status", Unit.TEXT, "AMD: the XGMI error status: no errors, error or multiple errors")
                 .field("link_errors_detected", Unit.BOOLEAN, "AMD: the XGMI error status is not 'no errors'")
+                .rule(DefaultRule.fail(AllOf.of(n.inactive(), "> 0", "link_type", "XGMI"),
+                        "{gpu}: XGMI {links_inactive|link|links} {links_down} down; reset the GPU (amd-smi reset -G, which resets "
+                                + "its whole XGMI hive) and have the node serviced if the link stays down").remedy(Remedy.RESET_GPU))
                 .rule(DefaultRule.fail(Map.of(n.inactive(), "> 0"),
                         "{gpu}: {link_type} {links_inactive|link|links} {links_down} down").remedy(Remedy.RESET_GPU))
                 .rule(DefaultRule.fail(Map.of(n.active(), "< {with.expected_links}"),

@@ -99,7 +99,8 @@ class SameConfigOnBothVendorsTest {
         });
         assertThat(onlyBad(amd, "gpu-memory").message()).isEqualTo("GPU 4 (0000:64:00.0): 1 bad memory page is pending retirement and still in use; "
                 + "reset the GPU (amd-smi reset -G) or reload amdgpu to retire it");
-        assertThat(onlyBad(amd, "gpu-links").message()).isEqualTo("GPU 5 (0000:7a:00.0): XGMI link 0 down");
+        assertThat(onlyBad(amd, "gpu-links").message()).isEqualTo("GPU 5 (0000:7a:00.0): XGMI link 0 down"
+                + "; reset the GPU (amd-smi reset -G, which resets its whole XGMI hive) and have the node serviced if the link stays down");
         assertThat(amd.severity()).isEqualTo(Severity.FAIL);
     }
 

@@ -175,7 +175,8 @@ class GpuProbesThroughFakeAmdSmiTest {
         Finding down = about(v, "gpu.links", "GPU 5");
         assertThat(down.severity()).isEqualTo(Severity.FAIL);
         assertThat(down.remedy()).isEqualTo(Remedy.RESET_GPU);
-        assertThat(down.message()).isEqualTo("GPU 5 (0000:7a:00.0): XGMI link 3 down");
+        assertThat(down.message()).isEqualTo("GPU 5 (0000:7a:00.0): XGMI link 3 down"
+                + "; reset the GPU (amd-smi reset -G, which resets its whole XGMI hive) and have the node serviced if the link stays down");
         Finding status = about(v, "gpu.links", "GPU 1");
         assertThat(status.severity()).isEqualTo(Severity.WARN);
         assertThat(status.message()).isEqualTo("GPU 1 (0000:22:00.0): XGMI reports multiple errors (amd-smi xgmi -s); "

@@ -82,6 +82,9 @@ class KernelLogAmdgpuTest {
                         "Oct  7 12:58:23 Ubuntu-Desktop kernel: [ 2237.944235] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout, "
                                 + "signaled seq=16060, emitted seq=16062",
                         "https://github.com/ROCm/legacy-rocm-build/issues/2533 (RX 7900 XT, ROCm 5.7)"),
+                Arguments.of("amdgpu ring timeout", Severity.WARN,
+                        "[ 6765.045954] amdgpu 0000:03:00.0: ring gfx_0.0.0 timeout, signaled seq=10045651, emitted seq=10045655",
+                        "https://github.com/ValveSoftware/SteamOS/issues/2802 (RX 7800 XT, kernel 7.2.5: no 'amdgpu: ' after the device)"),
                 Arguments.of("amdgpu page fault", Severity.WARN,
                         "[ 4778.915423] amdgpu 0000:c6:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:3 pasid:32769)",
                         "https://github.com/ROCm/amdgpu/issues/172"),

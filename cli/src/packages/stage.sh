@@ -62,7 +62,13 @@ grep -q '^JAVA_RUNTIME_VERSION=' "$OPT/runtime/release" || printf 'JAVA_RUNTIME_
 
 # ---- config, completion --------------------------------------------------------------------------
 cp "$SRC/nhc.yaml" "$STAGE/etc/nhc/nhc.yaml"
-NHC_CDS=off "$OPT/bin/nhc" check-config -c "$STAGE/etc/nhc/nhc.yaml" >/dev/null || die "the default config does not validate"
+# Validated from a private copy: as root nhc reads only a config no one else can change, and a build
+# tree may well have group-writable directories (git archive | tar -x gives them); that says nothing
+# of the config. mktemp -d makes a directory of the builder's alone under the sticky /tmp.
+cfg=$(mktemp -d)
+cp "$SRC/nhc.yaml" "$cfg/nhc.yaml"
+NHC_CDS=off "$OPT/bin/nhc" check-config -c "$cfg/nhc.yaml" >/dev/null || { rm -rf "$cfg"; die "the default config does not validate"; }
+rm -rf "$cfg"
 NHC_CDS=off "$OPT/bin/nhc" completion bash > "$STAGE/usr/share/bash-completion/completions/nhc"
 
 # ---- modes and times -----------------------------------------------------------------------------
@@ -77,8 +83,8 @@ ns="unshare --mount --propagation private"
 [ "$(id -u)" = 0 ] || ns="unshare --map-root-user --mount --propagation private"
 empty=$(mktemp -d)
 trap 'rm -rf "$empty"' EXIT
-# Inside: the staged tree at /opt, and an empty /etc/nhc (site jars in /etc/nhc/ext would join the
-# class path the archive records). The check after training fails the build if the launcher does not
+# Inside: the staged tree at /opt, and an empty /etc/nhc (site jars in /etc/nhc/ext would be loaded by
+# the training run). The check after training fails the build if the launcher does not
 # map the archive: a run from the package would silently go without it.
 # shellcheck disable=SC2016
 env -u NHC_JAVA -u NHC_JAVA_OPTS -u NHC_EXTRA_CLASSPATH -u NHC_CDS $ns sh -c '

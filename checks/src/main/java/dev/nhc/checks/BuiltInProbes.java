@@ -24,6 +24,7 @@ import dev.nhc.checks.host.MemoryProbe;
 import dev.nhc.checks.host.ProcessProbe;
 import dev.nhc.checks.host.SystemdUnitProbe;
 import dev.nhc.checks.net.IbPortsProbe;
+import dev.nhc.checks.net.NetInterfaceProbe;
 import dev.nhc.probe.ProbeCatalog;
 
 /** The probes of this module by name; each is created only when a config uses it. */
@@ -59,5 +60,6 @@ public final class BuiltInProbes implements ProbeCatalog {
         r.add("dcgm.diag", DcgmDiagProbe.class);
 
         r.add("ib.ports", IbPortsProbe.class);
+        r.add("net.interface", NetInterfaceProbe.class);
     }
 }

@@ -8,6 +8,7 @@ import dev.nhc.daemon.DaemonPlugin;
 import dev.nhc.engine.config.ConfigLoader;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.plan.SiteJars;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -56,6 +57,11 @@ final class DaemonCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        String refused = overrides.refusal();
+        if (refused != null) {
+            System.err.println("nhc daemon: " + refused);
+            return ExitCodes.INVALID;
+        }
         ConfigLoader loader = Wiring.loader();
         String node = NodeName.resolve(overrides.hostname, false);
         AtomicBoolean logging = new AtomicBoolean();
@@ -67,7 +73,7 @@ final class DaemonCommand implements Callable<Integer> {
             return plan;
         };
         List<DaemonPlugin> plugins = new ArrayList<>();
-        ServiceLoader.load(DaemonPlugin.class).forEach(plugins::add);
+        ServiceLoader.load(DaemonPlugin.class, SiteJars.loader()).forEach(plugins::add);
         NvmlXidEvents xids = new NvmlXidEvents();
         AmdGpuEvents amdEvents = new AmdGpuEvents();
         if (InheritedHangup.takeBack()) {

@@ -1,7 +1,10 @@
 package dev.nhc.cli;
 
 import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.config.Ownership;
 import dev.nhc.engine.config.Settings;
+import dev.nhc.engine.config.TrustedValues;
+import dev.nhc.probe.ParamSpec;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -18,6 +21,19 @@ final class Overrides {
 
     @Option(names = "--state-dir", paramLabel = "DIR", description = "Keep state here (overrides settings.state_dir).")
     Path stateDir;
+
+    /**
+     * Why a path given here may not be used, or null: as root, --nvml-library is held to the rule
+     * settings.nvml_library is (a library only root can change), and a refusal ends the run
+     * before anything is loaded, as a config error does.
+     */
+    String refusal() {
+        if (nvmlLibrary == null || !Ownership.runningAsRoot()) {
+            return null;
+        }
+        String why = TrustedValues.refusal(ParamSpec.PathUse.LOAD, nvmlLibrary.toString());
+        return why == null ? null : "--nvml-library: " + why;
+    }
 
     Plan apply(Plan plan) {
         Settings s = plan.settings();

@@ -13,6 +13,7 @@ import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.engine.state.StateDirectory;
 import dev.nhc.engine.state.StateStore;
+import dev.nhc.engine.plan.SiteJars;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -73,11 +74,16 @@ final class RunCommand implements Callable<Integer> {
         if (plan == null) {
             return ExitCodes.INVALID;
         }
+        String refused = overrides.refusal();
+        if (refused != null) {
+            System.err.println("nhc: " + refused + "; nothing was done");
+            return ExitCodes.INVALID;
+        }
         plan = overrides.apply(plan);
         Logging.apply(plan.settings());
         Optional<VerdictAction> action = Optional.empty();
         if (slurmMode) {
-            action = ServiceLoader.load(VerdictAction.class).stream().map(ServiceLoader.Provider::get)
+            action = ServiceLoader.load(VerdictAction.class, SiteJars.loader()).stream().map(ServiceLoader.Provider::get)
                     .filter(a -> a.name().equals("slurm")).findFirst();
             if (action.isEmpty()) {
                 System.err.println("nhc: --slurm needs the Slurm integration (nhc-slurm-integration jar), which is not installed; nothing was done");
@@ -125,7 +131,7 @@ final class RunCommand implements Callable<Integer> {
             StateStore state = new StateStore(dir);
             action.map(a -> a.holds(state, node)).ifPresent(state::nodeHeld);
             PlanExecutor executor = new PlanExecutor(Clock.systemUTC());
-            RunRequest req = RunRequest.of(plan, node, state).withOnly(new LinkedHashSet<>(only));
+            RunRequest req = RunRequest.of(plan, node, state).withOnly(new LinkedHashSet<>(only)).withHostName(NodeName.fullName(overrides.hostname));
             Verdict verdict = executor.run(req);
             List<String> notes = new ArrayList<>();
             if (held.note() != null) {

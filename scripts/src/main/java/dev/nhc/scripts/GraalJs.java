@@ -1,13 +1,13 @@
 package dev.nhc.scripts;
 
+import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.files.TrustedJars;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -73,19 +73,16 @@ public final class GraalJs {
         }
     }
 
+    /** The GraalJS jars, which root loads only when only root can change them (as a site's jars, {@link TrustedJars}). */
     private static List<URL> jars(Path dir) throws ScriptFailure {
-        List<URL> out = new ArrayList<>();
-        if (dir == null || !Files.isDirectory(dir)) {
-            return out;
+        if (dir == null) {
+            return List.of();
         }
-        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "*.jar")) {
-            for (Path p : s) {
-                out.add(p.toUri().toURL());
-            }
-        } catch (IOException | RuntimeException e) {
-            throw new ScriptFailure("script.js cannot list the GraalJS jars in " + dir + ": " + e.getMessage());
+        TrustedJars.Found found = TrustedJars.in(dir, Ownership.runningAsRoot());
+        if (!found.refused().isEmpty()) {
+            throw new ScriptFailure("script.js cannot use GraalJS: " + String.join("; ", found.refused()));
         }
-        return out;
+        return found.jars();
     }
 
     /**

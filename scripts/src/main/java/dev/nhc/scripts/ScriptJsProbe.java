@@ -51,7 +51,7 @@ public final class ScriptJsProbe implements Probe {
     static final int MAX_FILE_BYTES = 1024 * 1024;
 
     static final ParamSpec<String> FILE = ParamSpec.text("file", "the .js file to run, an absolute path (or give 'source')")
-            .check(f -> f.startsWith("/") ? null : "must be an absolute path, not '" + f + "'");
+            .check(f -> f.startsWith("/") ? null : "must be an absolute path, not '" + f + "'").names(ParamSpec.PathUse.LOAD);
     static final ParamSpec<String> SOURCE = ParamSpec.text("source", "the JavaScript itself, for short rules (or give 'file')");
     static final ParamSpec<List<String>> ALLOW_READ = ParamSpec.texts("allow_read", "paths the script may read (and list) below, read-only")
             .defaultValue(List.of())

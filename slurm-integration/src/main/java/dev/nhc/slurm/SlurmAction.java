@@ -1,6 +1,7 @@
 package dev.nhc.slurm;
 
 import dev.nhc.engine.action.VerdictAction;
+import dev.nhc.engine.config.Ownership;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.engine.policy.SlurmIntent;
@@ -69,7 +70,8 @@ public final class SlurmAction implements VerdictAction {
         if (settings.slurmConf() != null) {
             childEnv.put("SLURM_CONF", settings.slurmConf().toString());
         }
-        CommandRunner runner = new CommandRunner(childEnv, settings.commandTimeout(), settings.retries(), deadline, clock, backoff);
+        SlurmCommands runner = new SlurmCommands(childEnv, settings.commandTimeout(), settings.retries(), deadline, clock, backoff,
+                Ownership.runningAsRoot());
         Run run = new Run(settings, new SlurmClient(settings, runner), store, node, checkNames);
         return run.decide(verdict);
     }

@@ -1,5 +1,6 @@
 package dev.nhc.slurm;
 
+import dev.nhc.engine.process.ProcessRunner;
 import dev.nhc.model.SlurmState;
 
 import java.util.ArrayList;
@@ -11,21 +12,21 @@ import java.util.Set;
 /** What nhc asks of and tells Slurm, through scontrol and sinfo. */
 final class SlurmClient {
     private final SlurmSettings settings;
-    private final CommandRunner runner;
+    private final SlurmCommands runner;
 
-    SlurmClient(SlurmSettings settings, CommandRunner runner) {
+    SlurmClient(SlurmSettings settings, SlurmCommands runner) {
         this.settings = settings;
         this.runner = runner;
     }
 
     /** The node's state flags and reason. */
     NodeStatus node(String node) throws SlurmUnavailableException {
-        CommandRunner.Result r = runner.run(List.of(scontrol(), "show", "node", "-o", node), SlurmClient::retryable);
-        if (r.exit() != 0) {
+        ProcessRunner.Result r = runner.run(List.of(scontrol(), "show", "node", "-o", node), SlurmClient::retryable);
+        if (r.exitCode() != 0) {
             if (notFound(r)) {
-                throw new NodeNotFoundException("slurmctld does not know node " + node + " (yet): " + r.firstLine());
+                throw new NodeNotFoundException("slurmctld does not know node " + node + " (yet): " + SlurmCommands.said(r));
             }
-            throw new SlurmUnavailableException("scontrol show node " + node + ": exit " + r.exit() + ": " + r.firstLine());
+            throw new SlurmUnavailableException("scontrol show node " + node + ": exit " + r.exitCode() + ": " + SlurmCommands.said(r));
         }
         for (String line : r.stdout().split("\n")) {
             NodeStatus s = NodeStatus.parse(line);
@@ -40,9 +41,9 @@ final class SlurmClient {
 
     /** Every node of the cluster, or of the configured partition, for the circuit breaker. */
     List<NodeStatus> nodes() throws SlurmUnavailableException {
-        CommandRunner.Result r = runner.run(List.of(scontrol(), "show", "node", "-o"), SlurmClient::retryable);
-        if (r.exit() != 0) {
-            throw new SlurmUnavailableException("scontrol show node: exit " + r.exit() + ": " + r.firstLine());
+        ProcessRunner.Result r = runner.run(List.of(scontrol(), "show", "node", "-o"), SlurmClient::retryable);
+        if (r.exitCode() != 0) {
+            throw new SlurmUnavailableException("scontrol show node: exit " + r.exitCode() + ": " + SlurmCommands.said(r));
         }
         List<NodeStatus> all = new ArrayList<>();
         for (String line : r.stdout().split("\n")) {
@@ -54,10 +55,10 @@ final class SlurmClient {
         if (settings.partition() == null) {
             return all;
         }
-        CommandRunner.Result p = runner.run(List.of(settings.sinfo().toString(), "-h", "-N", "-p", settings.partition(), "-o", "%N"),
+        ProcessRunner.Result p = runner.run(List.of(settings.sinfo().toString(), "-h", "-N", "-p", settings.partition(), "-o", "%N"),
                 SlurmClient::retryable);
-        if (p.exit() != 0) {
-            throw new SlurmUnavailableException("sinfo -p " + settings.partition() + ": exit " + p.exit() + ": " + p.firstLine());
+        if (p.exitCode() != 0) {
+            throw new SlurmUnavailableException("sinfo -p " + settings.partition() + ": exit " + p.exitCode() + ": " + SlurmCommands.said(p));
         }
         Set<String> members = new LinkedHashSet<>(p.stdout().strip().lines().map(String::strip).toList());
         return all.stream().filter(n -> members.contains(n.name())).toList();
@@ -79,9 +80,9 @@ final class SlurmClient {
     private void update(List<String> args) throws SlurmUnavailableException {
         List<String> argv = new ArrayList<>(List.of(scontrol(), "update"));
         argv.addAll(args);
-        CommandRunner.Result r = runner.run(argv, SlurmClient::retryable);
-        if (r.exit() != 0) {
-            throw new SlurmUnavailableException("scontrol update " + args.get(0) + ": exit " + r.exit() + ": " + r.firstLine());
+        ProcessRunner.Result r = runner.run(argv, SlurmClient::retryable);
+        if (r.exitCode() != 0) {
+            throw new SlurmUnavailableException("scontrol update " + args.get(0) + ": exit " + r.exitCode() + ": " + SlurmCommands.said(r));
         }
     }
 
@@ -89,13 +90,13 @@ final class SlurmClient {
         return settings.scontrol().toString();
     }
 
-    private static boolean notFound(CommandRunner.Result r) {
+    private static boolean notFound(ProcessRunner.Result r) {
         String text = (r.stdout() + r.stderr()).toLowerCase(Locale.ROOT);
         return text.contains("not found");
     }
 
     /** "Not found" and "invalid" answers are final; a controller that is down or busy may answer the next time. */
-    private static boolean retryable(CommandRunner.Result r) {
+    private static boolean retryable(ProcessRunner.Result r) {
         String text = (r.stdout() + r.stderr()).toLowerCase(Locale.ROOT);
         return !(text.contains("not found") || text.contains("invalid"));
     }

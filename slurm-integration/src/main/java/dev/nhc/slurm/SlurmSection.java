@@ -21,8 +21,10 @@ public final class SlurmSection implements ConfigSection {
     static final ParamSpec<String> PARTITION = ParamSpec.text("partition",
             "count the circuit breaker's nodes in this partition only (default: every node of the cluster)");
     static final ParamSpec<String> SCONTROL = ParamSpec.text("scontrol",
-            "path of scontrol (default: /usr/bin, /usr/local/bin, /opt/slurm/bin, then PATH)").check(SlurmSection::absolute);
-    static final ParamSpec<String> SINFO = ParamSpec.text("sinfo", "path of sinfo (default: next to scontrol)").check(SlurmSection::absolute);
+            "path of scontrol (default: /usr/bin, /usr/local/bin, /opt/slurm/bin, then PATH)").check(SlurmSection::absolute)
+            .names(ParamSpec.PathUse.RUN);
+    static final ParamSpec<String> SINFO = ParamSpec.text("sinfo", "path of sinfo (default: next to scontrol)").check(SlurmSection::absolute)
+            .names(ParamSpec.PathUse.RUN);
     static final ParamSpec<String> SLURM_CONF = ParamSpec.text("slurm_conf",
             "slurm.conf for scontrol/sinfo when SLURM_CONF is not set (slurmd passes no environment); default /etc/slurm/slurm.conf")
             .check(SlurmSection::absolute);

@@ -1,8 +1,11 @@
 package dev.nhc.slurm;
 
+import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.process.TrustedCommand;
 import dev.nhc.model.SlurmState;
 import dev.nhc.probe.Params;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,7 +29,11 @@ public record SlurmSettings(SlurmState failureState, int resumeAfter, double max
      * @param env the process environment (a parameter so tests need not change the JVM's)
      */
     public static SlurmSettings from(Params p, Map<String, String> env) {
-        Path scontrol = locate(SlurmSection.SCONTROL.get(p), "scontrol", env);
+        return from(p, env, Ownership.runningAsRoot());
+    }
+
+    static SlurmSettings from(Params p, Map<String, String> env, boolean rootOnly) {
+        Path scontrol = locate(SlurmSection.SCONTROL.get(p), "scontrol", env, rootOnly);
         String sinfo = SlurmSection.SINFO.get(p);
         return new SlurmSettings(SlurmState.parse(SlurmSection.FAILURE_STATE.get(p)), SlurmSection.RESUME_AFTER.get(p).intValue(),
                 SlurmSection.MAX_DRAINED_FRACTION.get(p), SlurmSection.PARTITION.get(p), scontrol,
@@ -34,26 +41,48 @@ public record SlurmSettings(SlurmState failureState, int resumeAfter, double max
                 SlurmSection.COMMAND_TIMEOUT.get(p), SlurmSection.RETRIES.get(p).intValue(), SlurmSection.PENDING_MAX_AGE.get(p));
     }
 
-    /** The configured path, else the usual install directories, else PATH; a missing one is reported when first run. */
-    static Path locate(String configured, String program, Map<String, String> env) {
+    /**
+     * The configured path, else the first of the usual install directories, then PATH's absolute
+     * directories, that holds the program, and as root one that only root can change
+     * ({@link TrustedCommand#check}): a copy someone else could have put in one of those
+     * directories is passed over rather than run as root. When every copy found is such a copy,
+     * the first is returned and the run refuses it, saying why; a missing one is reported when
+     * first run.
+     */
+    static Path locate(String configured, String program, Map<String, String> env, boolean rootOnly) {
+        return locate(configured, program, env, rootOnly, BIN_DIRS);
+    }
+
+    /** {@link #locate(String, String, Map, boolean)} with the install directories to try before PATH (tests: none). */
+    static Path locate(String configured, String program, Map<String, String> env, boolean rootOnly, List<String> installDirs) {
         if (configured != null && !configured.isBlank()) {
             return Path.of(configured);
         }
-        List<String> dirs = new ArrayList<>(BIN_DIRS);
+        List<String> dirs = new ArrayList<>(installDirs);
         String path = env.get("PATH");
         if (path != null) {
             dirs.addAll(List.of(path.split(":")));
         }
+        Path refused = null;
         for (String dir : dirs) {
-            if (dir.isBlank()) {
-                continue;
+            if (!dir.startsWith("/")) {
+                continue; // a relative PATH entry would be relative to wherever nhc was started
             }
             Path candidate = Path.of(dir, program);
-            if (Files.isExecutable(candidate)) {
+            if (!Files.isExecutable(candidate)) {
+                continue;
+            }
+            if (!rootOnly) {
                 return candidate;
             }
+            try {
+                TrustedCommand.check(List.of(candidate.toString()));
+                return candidate;
+            } catch (IOException e) {
+                refused = refused == null ? candidate : refused;
+            }
         }
-        return Path.of(BIN_DIRS.get(0), program);
+        return refused != null ? refused : Path.of(BIN_DIRS.get(0), program);
     }
 
     /**

@@ -106,8 +106,27 @@ class SlurmSectionTest {
 
     @Test
     void scontrolIsFoundWithoutPath() {
-        Path p = SlurmSettings.locate(null, "scontrol", Map.of());
+        Path p = SlurmSettings.locate(null, "scontrol", Map.of(), false);
         assertTrue(SlurmSettings.BIN_DIRS.contains(p.getParent().toString()), p.toString());
-        assertEquals(Path.of("/opt/x/scontrol"), SlurmSettings.locate("/opt/x/scontrol", "scontrol", Map.of()));
+        assertEquals(Path.of("/opt/x/scontrol"), SlurmSettings.locate("/opt/x/scontrol", "scontrol", Map.of(), true));
+    }
+
+    @Test
+    void asRootAConfiguredToolOthersCouldChangeIsAConfigErrorAtItsPlace(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.nhc.engine.config.Ownership.runningAsRoot(),
+                "the rule applies when nhc runs as root, and only root can make another user's files (CI runs as root)");
+        Path user = java.nio.file.Files.createDirectories(tmp.toRealPath().resolve("user"));
+        java.nio.file.Files.setPosixFilePermissions(tmp.toRealPath(), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path scontrol = java.nio.file.Files.writeString(user.resolve("scontrol"), "#!/bin/sh\n");
+        java.nio.file.Files.setPosixFilePermissions(scontrol, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        java.nio.file.Files.setAttribute(user, "unix:uid", 65534);
+        ConfigException e = assertThrows(ConfigException.class, () -> loader().enforceOwnership(true).parse("nhc.yaml",
+                "nhc: 1\nslurm:\n  scontrol: " + scontrol + "\n  sinfo: " + user + "/sinfo\nchecks: [ { name: ok, use: test.ok } ]\n",
+                Path.of("nhc.yaml")));
+        String why = " as root: directory " + user + " is owned by uid 65534, not root; running as root, nhc runs and loads only files that"
+                + " only root can change";
+        assertEquals("nhc.yaml:3:13: 'scontrol' in slurm: refusing to run " + scontrol + why + "\n"
+                + "nhc.yaml:4:10: 'sinfo' in slurm: refusing to run " + user + "/sinfo" + why, e.getMessage(),
+                "a sinfo not there yet, where the user could put one, is refused too");
     }
 }

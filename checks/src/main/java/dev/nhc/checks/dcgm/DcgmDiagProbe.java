@@ -3,6 +3,7 @@ package dev.nhc.checks.dcgm;
 import dev.nhc.checks.dcgm.DcgmDiagReport.Outcome;
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
 import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
@@ -42,7 +43,7 @@ public final class DcgmDiagProbe implements Probe {
     private static final int REASONS_MAX = 3;
 
     static final ParamSpec<String> DCGMI = ParamSpec.text("dcgmi", "path of dcgmi (default: settings.dcgmi, then PATH, /usr/bin)")
-            .check(DcgmHealthProbe::absolute);
+            .check(DcgmHealthProbe::absolute).names(ParamSpec.PathUse.RUN);
     static final ParamSpec<Long> LEVEL = ParamSpec.integer("level",
                     "diag level: 1 seconds, 2 minutes, 3 tens of minutes, 4 hours; give the check a timeout to match").defaultValue(1L)
             .check(l -> l >= 1 && l <= 4 ? null : "must be 1, 2, 3 or 4, not " + l);
@@ -68,6 +69,8 @@ public final class DcgmDiagProbe implements Probe {
             .field("tests_failed", Unit.COUNT, "node: of those, failed")
             .field("skip_reasons", Unit.TEXT, "node: why DCGM skipped tests, when it said")
             .field("runtime_error", Unit.TEXT, "node: DCGM's runtime error beside its results")
+            .reportedFor(Entity.Kind.NODE, "tests", "tests_run", "tests_failed", "skip_reasons", "runtime_error")
+            .optional("results", "runtime_error")
             .rule(DefaultRule.fail(Map.of("failed", "> 0"), "DCGM diag level {level}: {results}"))
             .rule(DefaultRule.warn(Map.of("config_failed", "> 0"),
                     "DCGM diag level {level}: {results} — a configuration problem, not a hardware fault"))
@@ -79,6 +82,12 @@ public final class DcgmDiagProbe implements Probe {
     @Override
     public ProbeSpec spec() {
         return SPEC;
+    }
+
+    /** {@code nhc list dcgm.diag}: DCGM's error codes, which its findings name. */
+    @Override
+    public List<String> reference() {
+        return DcgmErrorCodes.get().listing();
     }
 
     @Override
@@ -110,8 +119,8 @@ public final class DcgmDiagProbe implements Probe {
         String args = "diag -r " + level + " -j";
         ProcessRunner.Result o = dcgmi.run(ctx, "diag", "-r", Long.toString(level), "-j");
         if (o.timedOut()) {
-            return DcgmHealthProbe.unreadable("dcgmi " + args + " did not finish within " + o.elapsed().toMillis() / 1000.0
-                    + " s and was killed with its processes; give the check a longer timeout (level 2 takes minutes, level 3 tens of minutes)");
+            return DcgmHealthProbe.unreadable("dcgmi " + args + " did not finish within " + PlanExecutor.human(ctx.timeLimit())
+                    + " and was killed with its processes; give the check a longer timeout (level 2 takes minutes, level 3 tens of minutes)");
         }
         String engine = Dcgmi.hostEngineProblem(o);
         if (engine != null) {
@@ -142,6 +151,10 @@ public final class DcgmDiagProbe implements Probe {
         }
         List<Observation> out = new ArrayList<>();
         observations.forEach(o -> out.add(o.with(Map.of("age", 0L))));
+        // Judged on what it shows; what a capture pasted in part leaves out cannot pass.
+        for (String gap : report.gaps()) {
+            out.add(Observation.unreadable(Entity.NODE, what + " is partial: " + gap));
+        }
         return new ProbeResult(out, null);
     }
 

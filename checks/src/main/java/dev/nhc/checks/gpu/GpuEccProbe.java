@@ -37,14 +37,17 @@ public final class GpuEccProbe implements Probe {
                         "ECC error counters (volatile and aggregate, corrected and uncorrected, total, DRAM, SRAM, AMD's RAS blocks) "
                                 + "and the corrected-error rate",
                         Tags.MEMORY)
-                .field("ecc_enabled", Unit.BOOLEAN, "whether ECC is on (AMD: on the UMC)");
+                .field("ecc_enabled", Unit.BOOLEAN, "whether ECC is on (AMD: on the UMC)")
+                .optional("ecc_enabled");
+        // A library answers "not supported" for counters a GPU does not keep (NVIDIA's SRAM before Hopper,
+        // AMD's aggregate): absent, not judged.
         for (EccCounter c : EccCounter.values()) {
             for (EccError t : List.of(EccError.CORRECTED, EccError.UNCORRECTED)) {
                 b.field(name(c, null, t), Unit.COUNT, lower(c) + " " + lower(t) + " ECC errors, all locations"
-                        + (c == EccCounter.AGGREGATE ? " (NVIDIA)" : ""));
+                        + (c == EccCounter.AGGREGATE ? " (NVIDIA)" : "")).optional(name(c, null, t));
                 for (EccBlock l : BLOCK_FIELDS) {
                     b.field(name(c, l, t), Unit.COUNT, lower(c) + " " + lower(t) + " ECC errors in " + l.name()
-                            + (l == EccBlock.DRAM && c == EccCounter.VOLATILE ? " (AMD: the UMC)" : " (NVIDIA)"));
+                            + (l == EccBlock.DRAM && c == EccCounter.VOLATILE ? " (AMD: the UMC)" : " (NVIDIA)")).optional(name(c, l, t));
                 }
             }
         }
@@ -56,6 +59,8 @@ public final class GpuEccProbe implements Probe {
                 .field("corrected_blocks", Unit.TEXT, "where volatile corrected errors were counted; 'none' when nowhere")
                 .field("deferred_blocks", Unit.TEXT, "AMD: where deferred errors were counted; 'none' when nowhere")
                 .field("corrected_per_hour", Unit.PER_HOUR, "growth of volatile corrected errors since the previous run")
+                .optional(name(EccCounter.VOLATILE, null, EccError.DEFERRED), name(EccCounter.VOLATILE, EccBlock.DRAM, EccError.DEFERRED),
+                        "uncorrected_blocks", "corrected_blocks", "deferred_blocks", "corrected_per_hour")
                 // AMD's words first: the first rule that holds decides, and DCGM's name is NVIDIA's.
                 .rule(DefaultRule.fail(AllOf.of("volatile_uncorrected", "> 0", "vendor", "AMD"),
                         "{gpu}: {volatile_uncorrected} uncorrectable ECC {volatile_uncorrected|error|errors} since the driver loaded, "

@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu;
 
 import dev.nhc.checks.host.AllOf;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
 import dev.nhc.probe.DefaultRule;
@@ -48,6 +49,9 @@ public final class GpuInventoryProbe implements Probe {
             .field("firmware_version", Unit.TEXT, "the GPU's firmware (VBIOS) version, where the library reads it (AMD)")
             .field("persistence_mode", Unit.BOOLEAN, "NVIDIA: whether persistence mode is on")
             .field("model_matches", Unit.BOOLEAN, "whether the GPU's name contains the check's model (reported when model is set)")
+            .reportedFor(Entity.Kind.NODE, "gpu_count", "gpu_vendors", "driver_version")
+            .reportedFor(Entity.Kind.GPU, "name", "uuid", "firmware_version", "persistence_mode", "model_matches")
+            .optional("firmware_version", "persistence_mode", "model_matches")
             .rule(DefaultRule.fail(AllOf.of("gpu_library_available", false, "gpu_count", "< {with.count}"), "{gpu_error}")
                     .remedy(Remedy.REBOOT))
             .rule(DefaultRule.fail(AllOf.of("gpu_count", "< {with.count}", "gpu_vendors", "AMD"),
@@ -95,28 +99,41 @@ public final class GpuInventoryProbe implements Probe {
         if (perGpu.skipped() != null) {
             return perGpu;
         }
-        List<GpuDevice> found = new ArrayList<>();
-        for (GpuHost.Found f : host.present()) {
-            found.addAll(GpuScan.devices(f.devices(), GpuData.INVENTORY));
-        }
         Observation gpus = Observation.of(GpuScan.GPUS).build();
         List<Observation> all = new ArrayList<>();
+        boolean partial = false;
         for (Observation o : perGpu.observations()) {
-            if (o.entity().equals(GpuScan.GPUS)) {
+            if (o.entity().equals(GpuScan.GPUS) && o.readable()) {
                 gpus = o;    // a vendor's library cannot be used: why, said once
             } else {
+                partial |= o.entity().equals(GpuScan.GPUS);    // a capture's gap about the GPUs as a whole
                 all.add(o);
             }
         }
-        Observation.Builder counted = Observation.of(GpuScan.GPUS).put("gpu_count", (long) found.size()).put("gpu_vendors", host.vendors());
+        // A capture cut off after "Attached GPUs: 8" shows fewer: the count is what nvidia-smi announced,
+        // and not known at all when the capture lacks GPUs without saying how many.
+        Long found = 0L;
+        for (GpuHost.Found f : host.present()) {
+            Integer announced = f.source().announcedCount();
+            if (announced == null && partial) {
+                found = null;
+                break;
+            }
+            found += announced != null ? announced : GpuScan.devices(f.devices(), GpuData.INVENTORY).size();
+        }
+        String driver;
         try {
-            counted.put("driver_version", host.driverVersion());
+            driver = host.driverVersion();
         } catch (GpuSourceException e) {
             // GpuHost's opening succeeded and an opened session stays open; said the same way should that change
             return ProbeResult.of(GpuScan.unavailable(List.of(new GpuHost.Failed(host.present().get(0).source().vendor(), e)))
                     .put("gpu_count", 0L).build());
         }
-        all.add(0, gpus.with(counted.build().fields()));
+        if (found != null || driver != null || !gpus.fields().isEmpty()) {
+            // else nothing is known about the GPUs as a whole: the capture's gap already says so
+            all.add(0, gpus.with(Observation.of(GpuScan.GPUS).put("gpu_count", found).put("gpu_vendors", host.vendors())
+                    .put("driver_version", driver).build().fields()));
+        }
         return new ProbeResult(all, null);
     }
 }

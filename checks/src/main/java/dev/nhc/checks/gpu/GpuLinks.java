@@ -73,6 +73,7 @@ final class GpuLinks {
                 .field("link_type", Unit.TEXT, "what the vendor calls the links: NVLink or XGMI")
                 .field("link_error_status", Unit.TEXT, "AMD: the XGMI error status: no errors, error or multiple errors")
                 .field("link_errors_detected", Unit.BOOLEAN, "AMD: the XGMI error status is not 'no errors'")
+                .optional("link_type", "link_error_status", "link_errors_detected")
                 .rule(DefaultRule.fail(AllOf.of(n.inactive(), "> 0", "link_type", "XGMI"),
                         "{gpu}: XGMI {links_inactive|link|links} {links_down} down; reset the GPU (amd-smi reset -G, which resets "
                                 + "its whole XGMI hive) and have the node serviced if the link stays down").remedy(Remedy.RESET_GPU))
@@ -105,7 +106,10 @@ final class GpuLinks {
                 .field(n.crc(), Unit.COUNT, "CRC errors (flit and data), all links")
                 .field(n.replayIncrease(), Unit.COUNT, "replay errors since the previous run")
                 .field(n.recoveryIncrease(), Unit.COUNT, "recovery errors since the previous run")
-                .field(n.crcPerSec(), Unit.PER_SECOND, "CRC error rate since the previous run");
+                .field(n.crcPerSec(), Unit.PER_SECOND, "CRC error rate since the previous run")
+                // A library answers "not supported" for what a GPU does not have, and rates need a previous run: absent, not judged.
+                .optional(n.links(), n.active(), n.inactive(), n.inactiveList(), n.replay(), n.recovery(), n.crc(), n.replayIncrease(),
+                        n.recoveryIncrease(), n.crcPerSec());
     }
 
     /** One GPU's links into {@code out}; a link the GPU does not have (NOT_SUPPORTED, disabled) is not counted. */

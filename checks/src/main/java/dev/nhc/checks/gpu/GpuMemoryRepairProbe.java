@@ -39,6 +39,10 @@ public final class GpuMemoryRepairProbe implements Probe {
             .field("bad_pages_retired", Unit.COUNT, "AMD: bad pages reserved, i.e. out of use")
             .field("bad_pages_pending", Unit.COUNT, "AMD: bad pages not retired yet: still in use until the GPU is reset or the driver reloaded")
             .field("bad_pages_unreservable", Unit.COUNT, "AMD: bad pages that could not be retired")
+            // A library answers "not supported" for what a GPU does not have (and each vendor has its own): absent, not judged.
+            .optional("remapped_rows_correctable", "remapped_rows_uncorrectable", "remap_pending", "remap_failure",
+                    "retired_pages_sbe", "retired_pages_dbe", "retired_pages", "retired_pages_pending",
+                    "bad_pages", "bad_pages_retired", "bad_pages_pending", "bad_pages_unreservable")
             .rule(DefaultRule.fail(Map.of("remap_failure", true),
                             "{gpu}: a row remap failed, the GPU has no spare memory rows left (DCGM: ROW_REMAP_FAILURE); it needs replacing")
                     .remedy(Remedy.HARDWARE).slurmState(SlurmState.FAIL))

@@ -43,6 +43,10 @@ public final class GpuPcieProbe implements Probe {
             .field("pcie_replay_rate_exceeded", Unit.BOOLEAN, "replays grow faster than the limit")
             .field("pcie_recoveries", Unit.COUNT, "AMD: times the link left L0 to recover (retrain) since the driver loaded")
             .field("pcie_recoveries_increase", Unit.COUNT, "AMD: link recoveries since the previous run")
+            // A library answers "not supported" for what a GPU does not have, and rates need a previous run: absent, not judged.
+            .optional("pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max", "pcie_gen_degraded", "performance_state",
+                    "gpu_utilization", "pcie_width_degraded", "pcie_replays", "pcie_replays_per_min",
+                    "pcie_replay_limit_per_min", "pcie_replay_rate_exceeded", "pcie_recoveries", "pcie_recoveries_increase")
             .rule(DefaultRule.warn(Map.of("pcie_width_degraded", true),
                     "{gpu}: PCIe link runs at x{pcie_width} of x{pcie_width_max}"))
             .rule(DefaultRule.warn(List.of(AllOf.of("pcie_gen_degraded", true, "performance_state", "<= 2"),

@@ -71,8 +71,12 @@ public final class GpuScan {
             return ProbeResult.skipped(host.whyNothing());
         }
         List<GpuDevice> devices = new ArrayList<>();
+        // What a replayed capture should hold of this kind and does not: the probe cannot pass on it.
+        List<Observation> gaps = new ArrayList<>();
         for (GpuHost.Found f : host.present()) {
-            if (!f.source().provides(kind)) {
+            List<Observation> missing = f.source().gaps(kind);
+            gaps.addAll(missing);
+            if (!f.source().provides(kind) && missing.isEmpty()) {
                 if (host.present().size() == 1 && host.failed().isEmpty()) {
                     return ProbeResult.skipped(f.source().description() + " holds no " + kind.description());
                 }
@@ -100,6 +104,7 @@ public final class GpuScan {
                 out.add(Observation.unreadable(entity(gpu), gpu.label() + ": not read before the check's deadline"));
             }
         }
+        out.addAll(gaps);
         return new ProbeResult(out, null);
     }
 
@@ -153,7 +158,18 @@ public final class GpuScan {
     }
 
     public static Entity entity(GpuDevice gpu) {
-        return Entity.gpu(gpu.index(), gpu.pciBusId());
+        return entity(gpu.index(), gpu.pciBusId());
+    }
+
+    /**
+     * GPU {@code index}; a negative index is a GPU a capture names only by its PCI address (or not
+     * at all: a part of one GPU's {@code nvidia-smi -q} block pasted without its first line).
+     */
+    public static Entity entity(int index, String pciBusId) {
+        if (index >= 0) {
+            return Entity.gpu(index, pciBusId);
+        }
+        return pciBusId == null ? Entity.of(Entity.Kind.GPU, "unnamed", "a GPU the capture does not name") : Entity.gpuAtPci(pciBusId);
     }
 
     private static Fields read(GpuDevice gpu, Reader reader) {

@@ -58,6 +58,9 @@ public final class GpuSpecs {
                 .field(GpuScan.NVML_CALL, Unit.TEXT, "NVIDIA: the same as gpu_call (NVML's name for it)")
                 .field(GpuScan.NVML_ERROR, Unit.TEXT, "NVIDIA: the same as gpu_error (NVML's name for it)")
                 .field(GpuScan.NVML_AVAILABLE, Unit.BOOLEAN, "NVIDIA: the same as gpu_library_available (NVML's name for it)")
+                .reportedFor(Entity.Kind.GPU, GpuScan.GPU, GpuScan.VENDOR, GpuScan.PCI_BUS_ID)
+                .optional(GpuScan.LOST, GpuScan.RESPONDING, GpuScan.GPU_CALL, GpuScan.GPU_ERROR, GpuScan.UNREADABLE_VALUES,
+                        GpuScan.LIBRARY_AVAILABLE, GpuScan.NVML_CALL, GpuScan.NVML_ERROR, GpuScan.NVML_AVAILABLE)
                 .rule(DefaultRule.fail(Map.of(GpuScan.LOST, true), "{gpu_error}")
                         .remedy(Remedy.REBOOT).slurmState(SlurmState.FAIL))
                 .rule(DefaultRule.fail(Map.of(GpuScan.RESPONDING, false), "{gpu_error}")

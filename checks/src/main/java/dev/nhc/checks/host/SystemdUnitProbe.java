@@ -28,7 +28,7 @@ public final class SystemdUnitProbe implements Probe {
     static final ParamSpec<String> STATE = ParamSpec.choice("state", "whether it must be active or inactive", "active", "inactive")
             .defaultValue("active");
     static final ParamSpec<String> SYSTEMCTL = ParamSpec.text("systemctl", "systemctl executable (a path, or a name looked up in "
-            + Executables.searched("systemctl") + ")").defaultValue("systemctl");
+            + Executables.searched("systemctl") + ")").defaultValue("systemctl").names(ParamSpec.PathUse.RUN);
 
     private static final ProbeSpec SPEC = ProbeSpec.builder("systemd.unit", "a systemd unit is active (or inactive)")
             .tags(Tags.HOST)

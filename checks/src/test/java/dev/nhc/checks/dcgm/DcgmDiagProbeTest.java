@@ -87,7 +87,7 @@ class DcgmDiagProbeTest {
         assertEquals(List.of("GPU 2", "GPU 5"), problems(v).stream().map(f -> f.entity().label()).toList());
         Finding two = Pipeline.about(v, "diag", "GPU 2");
         assertEquals(Severity.FAIL, two.severity());
-        assertEquals("DCGM diag level 2: test 'pcie' failed on GPU 2: GPU 2 PCIe link width x8 is below the expected x16 (DCGM error 83); "
+        assertEquals("DCGM diag level 2: test 'pcie' failed on GPU 2: GPU 2 PCIe link width x8 is below the expected x16 (DCGM_FR_DBE_PENDING_PAGE_RETIREMENTS, error 83); "
                 + "test 'memory' warned on GPU 2: GPU 2 slow memory test", two.message());
         assertEquals(Severity.FAIL, Pipeline.about(v, "diag", "GPU 5").severity());
         Observation summary = Pipeline.result(v, "diag").observations().stream().filter(o -> o.entity().isNode()).findFirst().orElseThrow();
@@ -119,7 +119,7 @@ class DcgmDiagProbeTest {
         Finding f = Pipeline.about(v, "diag", "GPU 0");
         assertEquals(Severity.WARN, f.severity());
         assertEquals("DCGM diag level 2: test 'software' failed on GPU 0: Persistence mode for GPU 0 is disabled. Enable persistence mode by "
-                + "running \"nvidia-smi -i <gpuId> -pm 1 \" as root. (DCGM error 29) — a configuration problem, not a hardware fault",
+                + "running \"nvidia-smi -i <gpuId> -pm 1 \" as root. (DCGM_FR_PERSISTENCE_MODE, error 29) — a configuration problem, not a hardware fault",
                 f.message());
         assertEquals(Severity.WARN, Pipeline.about(v, "diag", "GPU 1").severity());
     }
@@ -141,7 +141,7 @@ class DcgmDiagProbeTest {
         assertEquals(Severity.WARN, Pipeline.about(v, "diag", "GPU 0").severity());
         Finding aborted = Pipeline.about(v, "diag", "GPU 1");
         assertEquals(Severity.FAIL, aborted.severity());
-        assertEquals("DCGM diag level 2: test 'software' failed on GPU 1: Test was aborted early due to user signal (DCGM error 47)",
+        assertEquals("DCGM diag level 2: test 'software' failed on GPU 1: Test was aborted early due to user signal (DCGM_FR_ABORTED, error 47)",
                 aborted.message());
     }
 

@@ -222,6 +222,23 @@ class GpuProbesThroughFakeNvmlTest {
     }
 
     @Test
+    void asRootALibraryAnotherUserCouldChangeIsNeverLoaded() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.nhc.engine.config.Ownership.runningAsRoot(),
+                "the root-only rule is about files other users own: only root can make them (CI runs as root)");
+        NvmlSessions.closeAll();
+        Path userDir = java.nio.file.Files.createDirectories(root.toRealPath().resolve("home-user"));
+        java.nio.file.Files.setPosixFilePermissions(root.toRealPath(), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path copy = java.nio.file.Files.copy(Path.of(FakeNvml.library()), userDir.resolve("libnvidia-ml.so.1"));
+        java.nio.file.Files.setAttribute(userDir, "unix:uid", 65534);
+
+        Verdict v = new Pipeline(root, GpuChecks.probes()).settings("nvml_library: " + copy).run(GpuChecks.check("gpu.inventory", "{ count: 8 }"));
+
+        assertThat(only(v, "gpu.inventory").message()).isEqualTo("refusing to load NVML from " + copy + " (settings.nvml_library) as root: "
+                + "directory " + userDir + " is owned by uid 65534, not root; running as root, nhc loads only libraries that only root can change");
+        assertThat(java.nio.file.Files.readString(Path.of("/proc/self/maps"))).doesNotContain(copy.toString());
+    }
+
+    @Test
     void aHungInitEndsByTheCallLimit() throws Exception {
         var scenario = FakeNvml.scenario(FakeNvml.healthyH100s(2));
         scenario.put("delays_ms", Map.of("nvmlInit_v2", 30_000));

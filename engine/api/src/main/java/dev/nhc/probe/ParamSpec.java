@@ -29,9 +29,24 @@ public final class ParamSpec<T> {
     private final String description;
     private final List<String> allowed;
     private final Function<T, String> check;
+    private final PathUse pathUse;
+
+    /**
+     * What nhc does, as root, with the file a value names. When nhc runs as root the config loader
+     * refuses, with the value's file:line:column, a value naming a file that someone other than
+     * root could change (nhc's trust rule, README "Files nhc trusts").
+     */
+    public enum PathUse {
+        /** A program nhc runs: a path or bare name (text), or a whole argv (texts), its arguments included. */
+        RUN,
+        /** Code nhc loads into its own process: a native library (a bare name is looked for as the dynamic linker would), a script.js file. */
+        LOAD,
+        /** A file nhc appends to (its log). */
+        APPEND
+    }
 
     private ParamSpec(String name, ParamType type, boolean required, T defaultValue, String description, List<String> allowed,
-                      Function<T, String> check) {
+                      Function<T, String> check, PathUse pathUse) {
         this.name = Objects.requireNonNull(name, "name");
         this.type = Objects.requireNonNull(type, "type");
         this.required = required;
@@ -39,10 +54,11 @@ public final class ParamSpec<T> {
         this.description = description == null ? "" : description;
         this.allowed = List.copyOf(allowed);
         this.check = check;
+        this.pathUse = pathUse;
     }
 
     private static <T> ParamSpec<T> of(String name, ParamType type, String description) {
-        return new ParamSpec<>(name, type, false, null, description, List.of(), null);
+        return new ParamSpec<>(name, type, false, null, description, List.of(), null, null);
     }
 
     public static ParamSpec<String> text(String name, String description) {
@@ -97,7 +113,7 @@ public final class ParamSpec<T> {
         if (words.length == 0) {
             throw new IllegalArgumentException("a choice needs words");
         }
-        return new ParamSpec<>(name, ParamType.CHOICE, false, null, description, List.of(words), null);
+        return new ParamSpec<>(name, ParamType.CHOICE, false, null, description, List.of(words), null, null);
     }
 
     public static ParamSpec<Pattern> regex(String name, String description) {
@@ -116,12 +132,12 @@ public final class ParamSpec<T> {
 
     /** This key must be given. */
     public ParamSpec<T> required() {
-        return new ParamSpec<>(name, type, true, null, description, allowed, check);
+        return new ParamSpec<>(name, type, true, null, description, allowed, check, pathUse);
     }
 
     /** The value when the key is not given (already of the converted type). */
     public ParamSpec<T> defaultValue(T value) {
-        return new ParamSpec<>(name, type, false, value, description, allowed, check);
+        return new ParamSpec<>(name, type, false, value, description, allowed, check, pathUse);
     }
 
     /**
@@ -129,7 +145,20 @@ public final class ParamSpec<T> {
      * least 1"), or null when it is fine. Applied when the config is loaded.
      */
     public ParamSpec<T> check(Function<T, String> rule) {
-        return new ParamSpec<>(name, type, required, defaultValue, description, allowed, rule);
+        return new ParamSpec<>(name, type, required, defaultValue, description, allowed, rule, pathUse);
+    }
+
+    /** The value names a file nhc runs, loads or appends to: as root, the config loader applies the trust rule to it. */
+    public ParamSpec<T> names(PathUse use) {
+        if (use == PathUse.RUN ? type != ParamType.STRING && type != ParamType.STRING_LIST : type != ParamType.STRING) {
+            throw new IllegalArgumentException(name + ": a " + use + " path is text" + (use == PathUse.RUN ? " or a list of texts" : ""));
+        }
+        return new ParamSpec<>(name, type, required, defaultValue, description, allowed, check, use);
+    }
+
+    /** What nhc does with the file this value names, or null when it names none. */
+    public PathUse pathUse() {
+        return pathUse;
     }
 
     public String name() {

@@ -1,5 +1,7 @@
 package dev.nhc.probe;
 
+import java.util.List;
+
 /**
  * A check type, such as {@code disk.usage} or {@code gpu.ecc}: reads the system once and returns
  * observations per entity. It never decides a severity: the check's rules judge what it saw.
@@ -29,5 +31,13 @@ public interface Probe {
      */
     default void clear(ProbeState state) {
         state.clear();
+    }
+
+    /**
+     * The reference tables this probe judges by (a vendor's catalogue and nhc's mapping of it), as
+     * lines of text, for {@code nhc list NAME}. Read only when asked: a run never calls this.
+     */
+    default List<String> reference() {
+        return List.of();
     }
 }

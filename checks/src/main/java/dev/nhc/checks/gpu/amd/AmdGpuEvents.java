@@ -53,6 +53,7 @@ public final class AmdGpuEvents {
 
     private final ConcurrentLinkedQueue<Event> queue = new ConcurrentLinkedQueue<>();
     private volatile int watched;
+    private final java.util.concurrent.atomic.AtomicLong dropped = new java.util.concurrent.atomic.AtomicLong();
 
     /** How many GPUs the daemon's watcher listens to (0: none, e.g. a host without AMD GPUs). */
     public void watching(int gpus) {
@@ -66,8 +67,15 @@ public final class AmdGpuEvents {
     public void add(Event e) {
         queue.add(e);
         while (queue.size() > LIMIT) {
-            queue.poll();
+            if (queue.poll() != null) {
+                dropped.incrementAndGet();
+            }
         }
+    }
+
+    /** How many events were dropped (the oldest, beyond {@link #LIMIT} undrained) since the last call. */
+    public long takeDropped() {
+        return dropped.getAndSet(0);
     }
 
     /** Every event that came in since the last call. */

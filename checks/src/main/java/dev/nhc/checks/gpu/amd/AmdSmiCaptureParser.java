@@ -50,6 +50,7 @@ public final class AmdSmiCaptureParser {
     private static final Pattern ROCM_PCIE_LEVEL = Pattern.compile("\\(?([0-9.]+)\\s*GT/s\\s*x(\\d+)");
     private static final Pattern GEN = Pattern.compile("(?i)gen\\s*(\\d)");
     private static final Pattern NUMBER = Pattern.compile("-?[0-9]+(?:\\.[0-9]+)?");
+    private static final Pattern JSON_LIST = Pattern.compile("\\[\\s*[{\\]]");
 
     private final String source;
     private final List<String> problems = new ArrayList<>();
@@ -81,7 +82,8 @@ public final class AmdSmiCaptureParser {
     public static String kindOf(String text) {
         String t = text.stripLeading();
         String head = t.substring(0, Math.min(t.length(), 200));
-        if (t.startsWith("[") || t.startsWith("{") && head.contains("\"gpu_data\"")) {
+        // a list of GPU objects, not a dmesg line's "[ 12.345678]"
+        if (JSON_LIST.matcher(head).lookingAt() || t.startsWith("{") && head.contains("\"gpu_data\"")) {
             return "amd-smi --json";
         }
         if (t.startsWith("{") && Pattern.compile("\"card\\d+\"").matcher(head).find()) {

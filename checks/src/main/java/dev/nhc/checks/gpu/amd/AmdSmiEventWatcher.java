@@ -2,6 +2,10 @@ package dev.nhc.checks.gpu.amd;
 
 import dev.nhc.checks.gpu.calls.LibrarySession;
 import dev.nhc.checks.gpu.calls.LoadFailure;
+import dev.nhc.engine.files.IoReason;
+import dev.nhc.engine.files.UntrustedPathException;
+
+import java.io.IOException;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -73,6 +77,13 @@ public final class AmdSmiEventWatcher implements AutoCloseable {
                 return null;
             }
             throw new IllegalStateException("AMD SMI (" + lib + ") cannot be loaded: " + LoadFailure.firstReason(e));
+        } catch (UntrustedPathException e) {
+            throw new IllegalStateException("refusing to load AMD SMI (" + lib + ") as root: " + e.getMessage());
+        } catch (IOException e) {
+            if (!configured) {
+                return null;
+            }
+            throw new IllegalStateException("AMD SMI (" + lib + ") cannot be loaded: " + IoReason.of(e));
         }
         int rc = AmdSmiNative.amdsmi_init(AmdSmiNative.INIT_AMD_GPUS);
         if (rc == AmdSmiStatus.DRIVER_NOT_LOADED && !configured) {

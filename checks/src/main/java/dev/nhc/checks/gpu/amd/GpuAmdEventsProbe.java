@@ -50,11 +50,22 @@ public final class GpuAmdEventsProbe implements Probe {
                     .field("thermal_events", Unit.COUNT, "thermal throttling events this run (gpu.thermal judges the GPU's state)")
                     .field("vm_faults", Unit.COUNT, "GPU page faults this run (a job's own error; not judged)")
                     .field("events", Unit.COUNT, "AMD SMI events: how many the daemon's watcher reported since the last run")
+                    .field("events_dropped", Unit.COUNT, "AMD SMI events: how many the daemon dropped unread since the last run "
+                            + "(the oldest, beyond " + AmdGpuEvents.LIMIT + " waiting)")
+                    .reportedFor(Entity.Kind.GPU, "gpu", "vendor", "pci_bus_id", "gpu_resets", "resets", "ring_hangs", "thermal_events",
+                            "vm_faults")
+                    .reportedFor(Entity.Kind.DEVICE, "events", "events_dropped")
+                    .optional("gpu_resets", "resets")
                     .rule(DefaultRule.fail(Map.of("gpu_resets", "> 0"), "{gpu}: reset by amdgpu ({resets}): the jobs on it, and on its "
                             + "XGMI hive, were killed; if resets recur the GPU needs service" + STAYS).remedy(Remedy.REBOOT))
+                    .rule(DefaultRule.warn(Map.of("events_dropped", "> 0"), "{events_dropped} AMD SMI {events_dropped|event was|events were} "
+                            + "dropped before the check read {events_dropped|it|them}: a GPU reset among them shows in the kernel log "
+                            + "(kernel.log's amdgpu patterns)"))
                     .rule(DefaultRule.warn(Map.of("ring_hangs", "> 0"), "{gpu}: {ring_hangs} ring {ring_hangs|hang|hangs} this run: "
                             + "amdgpu stopped a job that stalled the GPU")),
-            "AMD SMI events", "latched GPU resets", "GPU resets of this boot", "the kernel log (kernel.log's amdgpu patterns)").build();
+            "AMD SMI events", "latched GPU resets", "GPU resets of this boot", "the kernel log (kernel.log's amdgpu patterns)")
+            .reportedFor(Entity.Kind.DEVICE, "state_lost")
+            .optional(BootLatches.OPTIONAL_FIELDS).build();
 
     @Override
     public ProbeSpec spec() {
@@ -76,6 +87,7 @@ public final class GpuAmdEventsProbe implements Probe {
         AmdResetLatches latches = AmdResetLatches.load(state, boot);
         AmdGpuEvents queue = ctx.service(AmdGpuEvents.class).orElse(null);
         List<AmdGpuEvents.Event> events = queue == null ? List.of() : queue.drain();
+        long dropped = queue == null ? 0 : queue.takeDropped();
         if (events.isEmpty() && (queue == null || queue.watched() == 0) && latches.all().isEmpty() && !latches.lost()) {
             return ProbeResult.skipped(queue == null ? "AMD SMI's GPU events reach nhc in the daemon only (nhc daemon watches them); "
                     + "in a one-shot run kernel.log's amdgpu patterns see GPU resets" : "no AMD GPU events are watched here (no AMD GPUs)");
@@ -102,7 +114,7 @@ public final class GpuAmdEventsProbe implements Probe {
         counts.forEach((key, c) -> byGpu.get(key).put("ring_hangs", c[0]).put("thermal_events", c[1]).put("vm_faults", c[2]));
         latches.save(state, boot);
         List<Observation> out = new ArrayList<>();
-        out.add(latches.observeLoss(Observation.of(EVENTS)).put("events", (long) events.size()).build());
+        out.add(latches.observeLoss(Observation.of(EVENTS)).put("events", (long) events.size()).put("events_dropped", dropped).build());
         byGpu.values().forEach(b -> out.add(b.build()));
         return new ProbeResult(out, null);
     }

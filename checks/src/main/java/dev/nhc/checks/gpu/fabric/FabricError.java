@@ -1,5 +1,7 @@
 package dev.nhc.checks.gpu.fabric;
 
+import dev.nhc.checks.gpu.xid.SxidCatalogue;
+
 import java.time.Instant;
 
 /**
@@ -19,11 +21,12 @@ public record FabricError(Device kind, String device, boolean fatal, String code
 
     public enum Device { NVSWITCH, GPU }
 
-    /** "SXid 20034 on port 33", "NVLink errorCode 0x02 on port 61": what the error was, for messages. */
+    /** "SXid 20034 (LTSSM Fault Up) on port 33" (the name from NVIDIA's SXid catalogue), "NVLink errorCode 0x02 on port 61": for messages. */
     public String what() {
         StringBuilder s = new StringBuilder();
         if (kind == Device.NVSWITCH) {
-            s.append("SXid ").append(code == null ? "(no number)" : code);
+            s.append(code == null ? "SXid (no number)"
+                    : code.length() <= 9 && code.chars().allMatch(Character::isDigit) ? SxidCatalogue.get().name(Integer.parseInt(code)) : "SXid " + code);
         } else {
             s.append(code == null ? "NVLink error" : "NVLink errorCode " + code);
         }

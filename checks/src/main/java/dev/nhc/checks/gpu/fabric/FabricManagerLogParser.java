@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu.fabric;
 
 import dev.nhc.checks.gpu.PciBusId;
+import dev.nhc.checks.gpu.xid.SxidCatalogue;
 
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -72,7 +73,9 @@ final class FabricManagerLogParser {
             Long physical = number(PHYSICAL_ID, rest);
             String device = pci.find() ? PciBusId.normalize(pci.group(1)) : physical != null ? "physical id " + physical : "unknown NVSwitch";
             String stamp = stamp(line);
-            sink.accept(new FabricError(FabricError.Device.NVSWITCH, device, isFatal(sw.group(1)), sw.group(2), physical,
+            // the fabric manager's own word, or NVIDIA's SXid catalogue where it is stricter (as for the kernel log's SXids)
+            boolean fatal = isFatal(sw.group(1)) || sw.group(2).length() <= 9 && SxidCatalogue.get().fatal(Integer.parseInt(sw.group(2)), null);
+            sink.accept(new FabricError(FabricError.Device.NVSWITCH, device, fatal, sw.group(2), physical,
                     number(PORT, rest), stamp, time(stamp)));
             return;
         }

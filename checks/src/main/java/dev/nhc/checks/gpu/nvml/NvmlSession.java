@@ -7,7 +7,10 @@ import dev.nhc.checks.gpu.calls.LibraryOpening;
 import dev.nhc.checks.gpu.calls.LibraryOpening.Failure;
 import dev.nhc.checks.gpu.calls.LibrarySession;
 import dev.nhc.checks.gpu.calls.LoadFailure;
+import dev.nhc.engine.files.IoReason;
+import dev.nhc.engine.files.UntrustedPathException;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 
@@ -34,7 +37,13 @@ public final class NvmlSession extends LibrarySession<NvmlSession.Opened, NvmlGp
             NvmlNative.bind(library);
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
             // An Error, not an Exception: a node without the driver is an answer, not a crash.
-            throw new Failure(missingLibrary(e));
+            throw new Failure(missingLibrary(LoadFailure.firstReason(e)));
+        } catch (UntrustedPathException e) {
+            // Its constructors would run as root: nothing of it runs, and the GPU checks cannot tell.
+            throw new Failure("refusing to load NVML from " + library + (fromSettings() ? " (settings.nvml_library)" : "")
+                    + " as root: " + e.getMessage() + "; running as root, nhc loads only libraries that only root can change");
+        } catch (IOException e) {
+            throw new Failure(missingLibrary(IoReason.of(e)));
         } catch (IllegalStateException e) {
             throw new Failure(e.getMessage());
         }
@@ -66,8 +75,7 @@ public final class NvmlSession extends LibrarySession<NvmlSession.Opened, NvmlGp
         gpu.close();
     }
 
-    private GpuSourceException missingLibrary(Throwable e) {
-        String why = LoadFailure.firstReason(e);
+    private GpuSourceException missingLibrary(String why) {
         if (fromSettings()) {
             return new GpuSourceException("cannot load NVML from " + library() + " (settings.nvml_library): " + why);
         }

@@ -4,7 +4,10 @@ import com.sun.jna.Native;
 import dev.nhc.checks.gpu.PciBusId;
 import dev.nhc.checks.gpu.calls.LibrarySession;
 import dev.nhc.checks.gpu.calls.LoadFailure;
+import dev.nhc.engine.files.IoReason;
+import dev.nhc.engine.files.UntrustedPathException;
 
+import java.io.IOException;
 import java.util.Arrays;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -58,6 +61,10 @@ public final class XidEventWatcher implements AutoCloseable {
             NvmlNative.bind(lib);
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
             throw new IllegalStateException("NVML (" + lib + ") cannot be loaded: " + LoadFailure.firstReason(e));
+        } catch (UntrustedPathException e) {
+            throw new IllegalStateException("refusing to load NVML (" + lib + ") as root: " + e.getMessage());
+        } catch (IOException e) {
+            throw new IllegalStateException("NVML (" + lib + ") cannot be loaded: " + IoReason.of(e));
         }
         check(NvmlNative.nvmlInit_v2(), lib, "nvmlInit_v2");
         int[] count = new int[1];

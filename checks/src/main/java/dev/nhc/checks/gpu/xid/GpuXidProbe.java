@@ -6,7 +6,6 @@ import dev.nhc.checks.kernel.KernelLogSpec;
 import dev.nhc.checks.kernel.ReadStats;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
-import dev.nhc.model.Remedy;
 import dev.nhc.model.SlurmState;
 import dev.nhc.probe.DefaultRule;
 import dev.nhc.probe.ParamSpec;
@@ -19,12 +18,17 @@ import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * {@code gpu.xid}: NVIDIA XID and SXID errors from the kernel log lines that are new since the last
@@ -38,12 +42,20 @@ import java.util.Map;
 public final class GpuXidProbe implements Probe {
     /** The "kernel log" reading itself: what was read, and what was lost. */
     static final Entity LOG = KernelLogSpec.LOG_ENTITY;
-    private static final int TEXT_MAX = 160;
 
     static final ParamSpec<List<Long>> FAIL = xids("fail",
-            "XIDs that are fatal (latched, fail the node) besides NVIDIA's 48 64 74 79 95 119 120 140; application XIDs 13 43 45 at most warn");
+            "XIDs that are fatal (latched, fail the node) besides those NVIDIA's catalogue and DCGM make fatal (nhc list gpu.xid); "
+                    + "application XIDs (NVIDIA: restart the application) at most warn");
     static final ParamSpec<List<Long>> WARN = xids("warn", "XIDs that only warn (overrides a default fatal one)");
     static final ParamSpec<List<Long>> IGNORE = xids("ignore", "XIDs to ignore altogether");
+    static final ParamSpec<Duration> APPLICATION_WINDOW = ParamSpec.duration("application_window",
+                    "how long an application XID counts against its GPU: the same GPU under application_jobs different Slurm jobs "
+                            + "within this window is the GPU's fault (fatal, remedy hardware)").defaultValue(Duration.ofHours(24))
+            .check(d -> d.compareTo(Duration.ofMinutes(1)) >= 0 && d.compareTo(Duration.ofDays(30)) <= 0 ? null
+                    : "must be between 1m and 30d, not " + d);
+    static final ParamSpec<Long> APPLICATION_JOBS = ParamSpec.integer("application_jobs",
+                    "how many different Slurm jobs with application XIDs on one GPU within application_window make it the GPU's fault")
+            .defaultValue(2L).check(n -> n >= 2 && n <= 100 ? null : "must be 2 to 100, not " + n);
 
     private static ParamSpec<List<Long>> xids(String name, String description) {
         return ParamSpec.integers(name, description).check(list -> {
@@ -58,6 +70,9 @@ public final class GpuXidProbe implements Probe {
 
     private static final String STAYS = " — stays failing until reboot or `nhc clear {check}`";
 
+    /** The fields of a GPU's or an NVSwitch's observation. */
+    private static final String[] PER_DEVICE = {"xid_latched", "xid_warning", "xid_new", "last_xid", "needs_service", "xids", "remedy"};
+
     private static final ProbeSpec SPEC = BootLatches.fields(KernelLogSpec.withReader(ProbeSpec.builder("gpu.xid",
                     "NVIDIA XID/SXID errors from the kernel log (and, in the daemon, NVML's XID events); fatal ones stay "
                             + "failing until reboot or nhc clear. XID 79 is also recognised when the driver writes "
@@ -65,17 +80,25 @@ public final class GpuXidProbe implements Probe {
             .tags(Tags.GPU, Tags.KERNEL_LOG)
             .entities(Entity.Kind.GPU, "one per GPU with XIDs (GPU <index> with its PCI id when NVML or a capture maps its "
                     + "address, else \"GPU at PCI 0000:3b:00.0\"), one per NVSwitch with SXIDs, and \"kernel log\" for the reading itself")
-            .param(FAIL).param(WARN).param(IGNORE))
+            .param(FAIL).param(WARN).param(IGNORE).param(APPLICATION_WINDOW).param(APPLICATION_JOBS))
             .field("xid_latched", Unit.COUNT, "fatal XIDs latched for this GPU since boot (one per XID number)")
             .field("xid_warning", Unit.COUNT, "non-fatal XID lines for this GPU this run (application XIDs only when listed)")
             .field("xid_new", Unit.COUNT, "XID lines and NVML XID events for this GPU this run, of any kind")
             .field("last_xid", Unit.COUNT, "the last XID seen for this GPU this run")
-            .field("needs_service", Unit.BOOLEAN, "a latched XID asks for service, not just a drain (79 fallen off the bus, 64 row-remap failure)")
+            .field("needs_service", Unit.BOOLEAN, "a latched XID asks for service, not just a drain (Slurm FAIL: 79 fallen off the bus, "
+                    + "95 uncontained error, 54 auxiliary power; nhc list gpu.xid)")
+            .field("xid_jobs", Unit.COUNT, "different Slurm jobs with application XIDs on this GPU within application_window")
+            .field("jobs", Unit.TEXT, "those jobs")
             .field("xids", Unit.TEXT, "the latched and this run's XIDs with their meaning, count, time and text")
             .field("remedy", Unit.TEXT, "NVIDIA's recommended action for the worst of them: reset-gpu, reboot, hardware, restart-app or none")
-            .field("application_xids", Unit.COUNT, "kernel log: application XIDs (13, 43, 45) seen this run; not a node fault")
+            .field("application_xids", Unit.COUNT, "kernel log: application XIDs (NVIDIA: restart the application) seen this run; "
+                    + "not a node fault by themselves")
             .field("nvml_events", Unit.COUNT, "kernel log: XID events NVML reported to the daemon since the last run")
             .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
+            .reportedFor(Entity.Kind.GPU, PER_DEVICE)
+            .reportedFor(Entity.Kind.NVSWITCH, PER_DEVICE)
+            .reportedFor(Entity.Kind.LOG, "application_xids", "nvml_events", "source")
+            .optional("last_xid", "xid_jobs", "jobs")
             .rule(DefaultRule.fail(Map.of("needs_service", true), "{entity}: {xids}" + STAYS)
                     .remedyFrom("remedy").slurmState(SlurmState.FAIL))
             .rule(DefaultRule.fail(Map.of("xid_latched", "> 0"), "{entity}: {xids}" + STAYS).remedyFrom("remedy"))
@@ -84,11 +107,24 @@ public final class GpuXidProbe implements Probe {
                     + "examined for XIDs (more than max_lines = {with.max_lines} this run)"))
             .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc "
                     + "read them; XIDs among them were missed")),
-            "kernel log", "latched XIDs", "fatal XIDs of this boot", "the kernel log").build();
+            "kernel log", "latched XIDs", "fatal XIDs of this boot", "the kernel log")
+            .reportedFor(Entity.Kind.LOG, "state_lost")
+            .optional(BootLatches.OPTIONAL_FIELDS).build();
 
     @Override
     public ProbeSpec spec() {
         return SPEC;
+    }
+
+    /** {@code nhc list gpu.xid}: NVIDIA's XID and SXid catalogues as this probe judges them. */
+    @Override
+    public List<String> reference() {
+        List<String> out = new ArrayList<>(XidCatalogue.get().listing());
+        out.add("");
+        out.addAll(Nvlink5Decode.get().listing());
+        out.add("");
+        out.addAll(SxidCatalogue.get().listing());
+        return out;
     }
 
     /** {@code nhc clear}: forget the latched XIDs but keep the log cursor, so that a repaired GPU's old lines are not judged again. */
@@ -106,10 +142,18 @@ public final class GpuXidProbe implements Probe {
 
         // This run's events, by kind, GPU and XID: lines from the log, then NVML's events.
         Map<String, Seen> fromLog = new LinkedHashMap<>();
+        Map<String, Set<Long>> pids = new LinkedHashMap<>();
         ReadStats stats = null;
         String readError = null;
         try {
-            stats = KernelLogSpec.reader(ctx).read(new XidLines(e -> fromLog.computeIfAbsent(XidLatches.key(e), k -> new Seen()).add(e)));
+            stats = KernelLogSpec.reader(ctx).read(new XidLines(e -> {
+                String key = XidLatches.key(e);
+                fromLog.computeIfAbsent(key, k -> new Seen()).add(e);
+                XidJobs.notePid(pids, key, e);
+            }, () -> {
+                fromLog.clear();
+                pids.clear();
+            }));
         } catch (IOException e) {
             readError = e.getMessage();
         }
@@ -142,13 +186,30 @@ public final class GpuXidProbe implements Probe {
         }
         recent.save(state);
 
+        // Application XIDs: whose job they were (all of this run's first), then whether their GPU has now had them under too many jobs.
+        Duration window = APPLICATION_WINDOW.get(ctx.params());
+        XidJobs jobs = XidJobs.load(state, now, window);
+        Map<String, XidJobs.Culprit> culprits = new LinkedHashMap<>();
         long application = 0;
-        for (Seen s : fresh.values()) {
-            XidEvent e = s.representative();
-            XidTable.Impact impact = table.impact(e);
-            if (e.kind() == XidEvent.Kind.XID && XidTable.APPLICATION.contains(e.code())) {
-                application += s.count;
+        for (Map.Entry<String, Seen> en : fresh.entrySet()) {
+            XidEvent e = en.getValue().representative();
+            if (XidTable.applicationOrigin(e)) {
+                application += en.getValue().count;
+                jobs.attribute(ctx, e, pids.get(en.getKey()), now).ifPresent(c -> culprits.put(en.getKey(), c));
             }
+        }
+        Set<String> escalated = new HashSet<>();
+        for (Map.Entry<String, Seen> en : fresh.entrySet()) {
+            Seen s = en.getValue();
+            XidEvent e = s.representative();
+            XidJobs.Culprit culprit = culprits.get(en.getKey());
+            Optional<XidEvent> up = culprit == null || !culprit.inJob() ? Optional.empty()
+                    : jobs.escalation(e, APPLICATION_JOBS.get(ctx.params()), window);
+            if (up.isPresent()) {
+                escalated.add(en.getKey());
+                e = up.get();
+            }
+            XidTable.Impact impact = table.impact(e);
             if (impact == XidTable.Impact.FATAL) {
                 latches.latch(e, s.count, s.first.when());
             } else if (e.kind() == XidEvent.Kind.XID && e.code() == XidEvent.RECOVERY_ACTION) {
@@ -156,17 +217,24 @@ public final class GpuXidProbe implements Probe {
             }
         }
         latches.retain(e -> table.impact(e) == XidTable.Impact.FATAL); // the config may no longer call it fatal
+        jobs.save(state);
 
-        Map<String, PerEntity> entities = new LinkedHashMap<>();
+        Map<String, XidEntity> entities = new LinkedHashMap<>();
         for (XidLatches.Latch l : latches.all()) {
             entity(entities, names, l.event()).latched(l);
         }
-        for (Seen s : fresh.values()) {
+        for (Map.Entry<String, Seen> en : fresh.entrySet()) {
+            Seen s = en.getValue();
             XidEvent e = s.representative();
-            PerEntity p = entity(entities, names, s.last);
-            p.seen(s);
-            if (table.impact(e) == XidTable.Impact.WARNING) {
-                p.warning(s);
+            XidEntity p = entity(entities, names, s.last);
+            p.seen(s.count, s.last);
+            XidTable.Impact impact = table.impact(e);
+            if (!escalated.contains(en.getKey()) && (impact == XidTable.Impact.WARNING || impact == XidTable.Impact.APPLICATION_FAULT)) {
+                XidJobs.Culprit culprit = culprits.get(en.getKey());
+                p.warning(s.representative(), s.count, s.first.when(), culprit == null ? null : culprit.text(), impact == XidTable.Impact.WARNING);
+            }
+            if (XidTable.applicationOrigin(e)) {
+                p.jobs(jobs.jobs(XidJobs.gpuKey(e)));
             }
         }
 
@@ -196,15 +264,18 @@ public final class GpuXidProbe implements Probe {
         return out;
     }
 
-    private static PerEntity entity(Map<String, PerEntity> entities, GpuNames names, XidEvent e) {
+    private static XidEntity entity(Map<String, XidEntity> entities, GpuNames names, XidEvent e) {
         Entity entity = e.kind() == XidEvent.Kind.SXID ? GpuNames.nvswitch(e.pci()) : names.gpu(e.pci(), e.gpu());
-        return entities.computeIfAbsent(entity.kind() + "/" + entity.id(), k -> new PerEntity(entity));
+        return entities.computeIfAbsent(entity.kind() + "/" + entity.id(), k -> new XidEntity(entity));
     }
 
     /** The events of one kind, GPU and XID seen this run. */
     private static final class Seen {
         XidEvent first;
         XidEvent last;
+        /** The last event NVIDIA's NVLink5 decode does not say to ignore, and whether the last one is ignored. */
+        XidEvent lastKept;
+        boolean lastIgnored;
         long count;
         boolean anyFatal;
 
@@ -213,15 +284,23 @@ public final class GpuXidProbe implements Probe {
                 first = e;
             }
             last = e;
+            lastIgnored = Nvlink5Decode.ignores(e);
+            if (!lastIgnored) {
+                lastKept = e;
+            }
             count++;
             anyFatal |= Boolean.TRUE.equals(e.fatal());
         }
 
-        /** The last event, marked fatal if any was: one fatal NVLink5 line among warnings makes the lot fatal. */
+        /**
+         * The last event, marked fatal if any was: one fatal NVLink5 line among warnings makes the lot
+         * fatal; and an NVLink5 line the decode ignores does not hide an earlier one it does not.
+         */
         XidEvent representative() {
-            return anyFatal && !Boolean.TRUE.equals(last.fatal())
-                    ? new XidEvent(last.kind(), last.pci(), last.gpu(), last.code(), Boolean.TRUE, last.recoveryAction(), last.text(), last.when())
-                    : last;
+            XidEvent judged = lastIgnored && lastKept != null ? lastKept : last;
+            Boolean fatal = anyFatal ? Boolean.TRUE : judged.fatal();
+            return judged == last && Objects.equals(fatal, last.fatal()) ? last
+                    : new XidEvent(last.kind(), last.pci(), last.gpu(), last.code(), fatal, judged.recoveryAction(), judged.text(), judged.when());
         }
 
         Seen withGpu(Integer gpu) {
@@ -261,75 +340,11 @@ public final class GpuXidProbe implements Probe {
             Seen s = new Seen();
             s.first = first;
             s.last = last;
+            s.lastKept = lastKept;
+            s.lastIgnored = lastIgnored;
             s.count = count;
             s.anyFatal = anyFatal;
             return s;
-        }
-    }
-
-    /** What one GPU (or NVSwitch) shows: its latches and this run's events. */
-    private static final class PerEntity {
-        final Entity entity;
-        final List<String> fatal = new ArrayList<>();
-        final List<String> warnings = new ArrayList<>();
-        long latched;
-        long warningLines;
-        long newLines;
-        Integer lastXid;
-        boolean needsService;
-        Remedy worstFatal = Remedy.NONE;
-        Remedy worstWarning = Remedy.NONE;
-
-        PerEntity(Entity entity) {
-            this.entity = entity;
-        }
-
-        void latched(XidLatches.Latch l) {
-            latched++;
-            needsService |= XidTable.needsService(l.event());
-            worstFatal = worse(worstFatal, XidTable.remedy(l.event()));
-            fatal.add(describe(l.event(), l.count(), " since ", l.first()));
-        }
-
-        void seen(Seen s) {
-            newLines += s.count;
-            lastXid = s.last.code();
-        }
-
-        void warning(Seen s) {
-            warningLines += s.count;
-            worstWarning = worse(worstWarning, XidTable.remedy(s.representative()));
-            warnings.add(describe(s.representative(), s.count, " at ", s.first.when()));
-        }
-
-        Observation observation() {
-            List<String> all = new ArrayList<>(fatal);
-            all.addAll(warnings);
-            Remedy remedy = latched > 0 ? worstFatal : worstWarning;
-            return Observation.of(entity).put("xid_latched", latched).put("xid_warning", warningLines).put("xid_new", newLines)
-                    .put("last_xid", lastXid).put("needs_service", needsService)
-                    .put("xids", all.isEmpty() ? null : String.join("; ", all))
-                    .put("remedy", all.isEmpty() ? null : remedy.label()).build();
-        }
-
-        private static Remedy worse(Remedy a, Remedy b) {
-            return b.ordinal() > a.ordinal() ? b : a;
-        }
-
-        /** "XID 48 (double-bit ECC error) ×2 since 2026-11-22T04:10:00Z: An uncorrectable double bit error (DBE)". */
-        private static String describe(XidEvent e, long count, String sinceOrAt, String when) {
-            StringBuilder b = new StringBuilder();
-            b.append(e.kind() == XidEvent.Kind.SXID ? "SXID " : "XID ").append(e.code()).append(" (").append(XidTable.meaning(e)).append(')');
-            if (count > 1) {
-                b.append(" ×").append(count);
-            }
-            if (when != null && !when.isEmpty()) {
-                b.append(sinceOrAt).append(when);
-            }
-            if (e.text() != null && !e.text().isEmpty()) {
-                b.append(": ").append(XidLatches.clip(e.text(), TEXT_MAX));
-            }
-            return b.toString();
         }
     }
 }

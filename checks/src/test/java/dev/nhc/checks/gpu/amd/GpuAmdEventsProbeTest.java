@@ -113,4 +113,23 @@ class GpuAmdEventsProbeTest {
         assertThat(r.observations().get(0).fields()).containsEntry("state_lost", true)
                 .containsEntry("state_problem", "1 saved entry is damaged");
     }
+
+    /** A flood the check could not keep up with is said, not silently forgotten: a reset may have been among what was dropped. */
+    @Test
+    void eventsDroppedUnreadWarn() throws Exception {
+        queue.watching(8);
+        for (int i = 0; i < AmdGpuEvents.LIMIT + 3; i++) {
+            event(1, AmdGpuEvents.Type.VMFAULT);
+        }
+
+        List<Finding> first = bad(run());
+
+        assertThat(first).singleElement().satisfies(f -> {
+            assertThat(f.entity()).isEqualTo(GpuAmdEventsProbe.EVENTS);
+            assertThat(f.severity()).isEqualTo(Severity.WARN);
+            assertThat(f.message()).isEqualTo("3 AMD SMI events were dropped before the check read them: a GPU reset among them shows in "
+                    + "the kernel log (kernel.log's amdgpu patterns)");
+        });
+        assertThat(bad(run())).isEmpty();
+    }
 }

@@ -41,7 +41,7 @@ class FabricManagerLogParserTest {
         assertEquals(17L, f.port());
         assertEquals("Mar 04 2026 11:20:31", f.stamp());
         assertEquals(LocalDateTime.of(2026, 3, 4, 11, 20, 31).atZone(ZONE).toInstant(), f.time());
-        assertEquals("SXid 24007 on port 17", f.what());
+        assertEquals("SXid 24007 (sourcetrack timeout error) on port 17", f.what());
     }
 
     @Test

@@ -4,7 +4,7 @@ import dev.nhc.checks.Scripts;
 import dev.nhc.checks.gpu.FakeNvml;
 import dev.nhc.checks.gpu.GpuSource;
 import dev.nhc.checks.gpu.capture.CaptureGpuSource;
-import dev.nhc.checks.gpu.capture.NvidiaSmiQParser;
+import dev.nhc.checks.gpu.capture.NvidiaSmiCapture;
 import dev.nhc.checks.gpu.nvml.NvmlSessions;
 import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.state.StateStore;
@@ -327,7 +327,7 @@ class GpuFabricProbeTest {
         Finding f = Pipeline.about(first, "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)");
         assertEquals(Severity.FAIL, f.severity());
         assertEquals(Remedy.REBOOT, f.remedy());
-        assertEquals("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 on port 17 (1 line, at "
+        assertEquals("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 (sourcetrack timeout error) on port 17 (1 line, at "
                 + STAMP.format(BOOT.plusSeconds(3600)) + "); stays failing until reboot or `nhc clear fabric`", f.message());
         assertEquals(Entity.Kind.NVSWITCH, f.entity().kind());
 
@@ -338,7 +338,7 @@ class GpuFabricProbeTest {
         log(fatal(BOOT.plusSeconds(3700), 24007, "00000000:C4:00.0", 6, 17),
                 fatal(BOOT.plusSeconds(3800), 22013, "00000000:C4:00.0", 6, 3));
         Finding more = Pipeline.about(p.run(check("", "")), "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)");
-        assertEquals("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 on port 17, SXid 22013 on port 3 (3 lines, first at "
+        assertEquals("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 (sourcetrack timeout error) on port 17, SXid 22013 (Minion Link DLREQ interrupt) on port 3 (3 lines, first at "
                 + STAMP.format(BOOT.plusSeconds(3600)) + "); stays failing until reboot or `nhc clear fabric`", more.message());
 
         StateStore store = new StateStore(root.resolve("var/lib/nhc"));
@@ -382,7 +382,7 @@ class GpuFabricProbeTest {
         Verdict v = p.run(check("", ""));
         Finding f = Pipeline.about(v, "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)");
         assertEquals(Severity.FAIL, f.severity());
-        assertTrue(f.message().startsWith("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 on port 17 (1 line"), f.message());
+        assertTrue(f.message().startsWith("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 (sourcetrack timeout error) on port 17 (1 line"), f.message());
         assertEquals(2L, Pipeline.about(v, "fabric", "fabric manager log " + log).observed().get("lines_read"),
                 "the rotated file's new line and the new file's");
     }
@@ -440,7 +440,7 @@ class GpuFabricProbeTest {
         Pipeline p = pipeline();
         Finding w = Pipeline.about(p.run(check("", "")), "fabric", "NVSwitch 0000:c5:00.0 (physical id 7)");
         assertEquals(Severity.WARN, w.severity());
-        assertEquals("NVSwitch 0000:c5:00.0 (physical id 7): non-fatal error SXid 19084 on port 40 (2 lines, first at "
+        assertEquals("NVSwitch 0000:c5:00.0 (physical id 7): non-fatal error SXid 19084 (AN1 Heartbeat Timeout Error) on port 40 (2 lines, first at "
                 + STAMP.format(BOOT.plusSeconds(60)) + ")", w.message());
         assertEquals(Severity.PASS, Pipeline.severity(p.run(check("", "")), "fabric"), "not latched");
     }
@@ -575,7 +575,7 @@ class GpuFabricProbeTest {
         log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17));   // the replaying machine's own log: not read
         Path captured = root.resolve("ticket-fm.log");
         Files.writeString(captured, nonFatal(Instant.parse("2025-01-10T08:00:00Z"), 19084, "00000000:07:00.0", 1, 5) + "\n");
-        GpuSource smi = new CaptureGpuSource(NvidiaSmiQParser.parse("smi-q.txt", capture(fabric("In Progress", "N/A", null))));
+        GpuSource smi = new CaptureGpuSource(NvidiaSmiCapture.parse("smi-q.txt", capture(fabric("In Progress", "N/A", null))));
         Verdict v = pipeline().service(FabricManagerLogCapture.class, new FabricManagerLogCapture(captured))
                 .service(GpuSource.class, smi).run(check("", ""));
         assertEquals(Severity.WARN, Pipeline.about(v, "fabric", "GPU 0").severity(), "the capture's GPU, in progress");
@@ -588,7 +588,7 @@ class GpuFabricProbeTest {
 
     @Test
     void aReplayWithoutFabricDataSkipsTheCheck() throws Exception {
-        GpuSource smi = new CaptureGpuSource(NvidiaSmiQParser.parse("smi-q.txt", capture("")));
+        GpuSource smi = new CaptureGpuSource(NvidiaSmiCapture.parse("smi-q.txt", capture("")));
         Verdict v = pipeline().service(GpuSource.class, smi).run(check("", ""));
         assertEquals(dev.nhc.model.CheckStatus.SKIPPED, Pipeline.result(v, "fabric").status());
         assertFalse(systemctlCalled());

@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 class FakeNvmlEventsTest {
 
     @BeforeEach
-    void bind() {
+    void bind() throws java.io.IOException {
         NvmlNative.bind(FakeNvml.library());
     }
 

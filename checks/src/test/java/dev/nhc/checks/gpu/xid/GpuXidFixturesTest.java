@@ -74,7 +74,7 @@ class GpuXidFixturesTest {
         Verdict v = judge("gpud-kmsg-test-xid149-154-nvlink5.log");
         assertEquals(Severity.FAIL, gpu(v, "0009:01:00").severity());
         assertEquals(Severity.FAIL, gpu(v, "0008:01:00").severity());
-        assertTrue(gpu(v, "0009:01:00").message().contains("fatal NVLink5 error"), gpu(v, "0009:01:00").message());
+        assertTrue(gpu(v, "0009:01:00").message().contains("fatal NVLINK: NETIR Error"), gpu(v, "0009:01:00").message());
         // 0019 and 0018 only report 154 with "GPU Reset Required".
         assertEquals(Remedy.RESET_GPU, gpu(v, "0019:01:00").remedy());
     }

@@ -68,7 +68,7 @@ class GpuXidThroughFakeNvmlTest {
         Finding f = Pipeline.about(v, "xid", "GPU 1");
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("0000:29:00.0", f.entity().pciBusId());
-        assertEquals("GPU 1: XID 48 (double-bit ECC error) since [7.000000]: pid=1, name=x, DBE — stays failing until reboot or "
+        assertEquals("GPU 1: XID 48 (Double Bit ECC Error) since [7.000000]: pid=1, name=x, DBE — stays failing until reboot or "
                 + "`nhc clear xid`", f.message());
     }
 

@@ -9,6 +9,7 @@ import dev.nhc.engine.plan.CompiledRules;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.PlannedCheck;
 import dev.nhc.engine.plan.RulesCompiler;
+import dev.nhc.engine.plan.SiteJars;
 import dev.nhc.probe.ParamSpec;
 import dev.nhc.probe.Params;
 import dev.nhc.probe.Probe;
@@ -32,11 +33,18 @@ import java.util.regex.Pattern;
  * Reads and validates a config file and plans it: every check with its probe, its parameters
  * converted and checked, and its rules compiled (the {@link Plan}). Collects every problem (each
  * with file:line:column) before failing, so that one {@code nhc check-config} shows them all.
- * Nothing here touches the system beyond reading the file: an invalid config must lead to no
+ * Nothing here touches the system beyond reading the file and, as root, looking at the files its
+ * values name to run, load or write ({@link TrustedValues}): an invalid config must lead to no
  * action at all.
  */
 public final class ConfigLoader {
     private static final List<String> TOP_LEVEL = List.of("nhc", "settings", "hostgroups", "checks");
+    /**
+     * At most this many checks: 10,000 ran the daemon's 64 MiB heap out of memory. Real configs
+     * have tens (LBNL NHC's largest examples a few hundred); the daemon's heap holds this many
+     * with room to spare (bench/daemon-memory.sh measures the usual load).
+     */
+    public static final int MAX_CHECKS = 1000;
     /** The keys a check accepts: the names of {@link #checkKeys()}, so {@code nhc list} and the loader never disagree. */
     private static final List<String> CHECK_KEYS = checkKeys().stream().map(ParamSpec::name).toList();
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
@@ -54,10 +62,10 @@ public final class ConfigLoader {
         this.sections = m;
     }
 
-    /** Every config section (an integration's {@code slurm:}, {@code dstack:}) found on the class path. */
+    /** Every config section (an integration's {@code slurm:}, {@code dstack:}) found on the class path and in the site jars. */
     public static List<ConfigSection> sectionsOnClassPath() {
         List<ConfigSection> found = new ArrayList<>();
-        java.util.ServiceLoader.load(ConfigSection.class, ConfigLoader.class.getClassLoader()).forEach(found::add);
+        java.util.ServiceLoader.load(ConfigSection.class, SiteJars.loader()).forEach(found::add);
         return found;
     }
 
@@ -132,7 +140,11 @@ public final class ConfigLoader {
             problems.add(version.location(), "unsupported schema version '" + version.text() + "'; this nhc reads 'nhc: 1'");
         }
 
+        boolean rootOnly = enforceOwnership && Ownership.runningAsRoot();
         Params settingsParams = ParamConverter.convert("settings", root.get("settings"), root.location(), Settings.SPEC, problems);
+        if (rootOnly) {
+            TrustedValues.check(Settings.SPEC, settingsParams, root.get("settings"), "settings", problems);
+        }
         Settings settings = new Settings(settingsParams);
 
         Map<String, List<String>> hostgroups = hostgroups(root.get("hostgroups"), problems);
@@ -142,6 +154,9 @@ public final class ConfigLoader {
         for (ConfigSection section : sections.values()) {
             Params values = ParamConverter.convert(section.key(), root.get(section.key()), root.location(), section.params(), problems);
             section.validate(values, root.get(section.key()), problems);
+            if (rootOnly) {
+                TrustedValues.check(section.params(), values, root.get(section.key()), section.key(), problems);
+            }
             sectionValues.put(section.key(), values);
             if (root.get(section.key()) != null) {
                 written.add(section.key());
@@ -158,6 +173,10 @@ public final class ConfigLoader {
                     "'checks:' is empty; a config without checks would pass every node");
         } else if (!checksNode.isList()) {
             problems.add(checksNode.location(), "'checks' must be a list of checks (each starting with '- name:'), not " + checksNode.describeKind());
+        } else if (checksNode.items().size() > MAX_CHECKS) {
+            problems.add(checksNode.items().get(MAX_CHECKS).location(), "more than " + MAX_CHECKS + " checks ("
+                    + checksNode.items().size() + "); nhc daemon keeps every check's schedule and latest result in a heap"
+                    + " sized for at most " + MAX_CHECKS + " (a check can watch many things at once: several mounts, units or patterns)");
         } else {
             Map<String, Location> seen = new LinkedHashMap<>();
             for (ConfigNode c : checksNode.items()) {
@@ -170,7 +189,7 @@ public final class ConfigLoader {
                         continue;
                     }
                 }
-                PlannedCheck check = check(c, hostgroups, settings, problems);
+                PlannedCheck check = check(c, hostgroups, settings, rootOnly, problems);
                 if (check != null) {
                     checks.add(check.check());
                     planned.add(check);
@@ -221,7 +240,7 @@ public final class ConfigLoader {
         return patterns;
     }
 
-    private PlannedCheck check(ConfigNode c, Map<String, List<String>> hostgroups, Settings settings, Problems problems) {
+    private PlannedCheck check(ConfigNode c, Map<String, List<String>> hostgroups, Settings settings, boolean rootOnly, Problems problems) {
         if (!c.isMap()) {
             problems.add(c.location(), "each check must be a map with at least 'name:' and 'use:', not " + c.describeKind());
             return null;
@@ -249,8 +268,9 @@ public final class ConfigLoader {
             if (probe == null && registry.names().contains(use)) {
                 problems.add(c.get("use").location(), label + ": probe '" + use + "' is installed but could not be loaded (nhc's log says why)");
             } else if (probe == null) {
+                List<String> leftOut = SiteJars.refused();
                 problems.add(c.get("use").location(), label + ": unknown probe '" + use + "'" + Suggest.didYouMean(use, registry.names())
-                        + " ('nhc list' shows every probe)");
+                        + " ('nhc list' shows every probe)" + (leftOut.isEmpty() ? "" : "; site jars left out: " + String.join("; ", leftOut)));
             }
         }
         if (c.get("description") != null && !c.get("description").isScalar()) {
@@ -298,6 +318,13 @@ public final class ConfigLoader {
         }
         if (enabled != null && Boolean.FALSE.equals(enabled.value())) {
             return null;
+        }
+        if (rootOnly) {
+            // a check that is not enabled runs nothing: only what will run is held to the trust rule
+            TrustedValues.check(probe.spec().params(), with, c.get("with"), where + " with:", problems);
+            if (problems.size() > before) {
+                return null;
+            }
         }
         CheckConfig check = new CheckConfig(name, use, c.location(), on, with, c.get("warn"), c.get("fail"), message, remedy,
                 slurmState, forRuns, onUnknown, timeout, every, c);

@@ -18,6 +18,12 @@ import java.util.Set;
  * be a regular file, root's and writable by no one else. A FIFO is refused before it is opened
  * (opening one for writing waits for a reader), also one another user slips in after the check
  * (see {@link #openRegular}).
+ *
+ * <p>As root, two rules more: the file's own directory must be writable by root alone, a sticky
+ * one such as /tmp included, since there anyone may create the name first (a file of theirs, or,
+ * where fs.protected_hardlinks is off, a hard link to a file of root's such as /etc/shadow); and
+ * a file with more than one link is refused, for root would append to every name it has. The
+ * config loader applies the same rules to {@code settings.log_file} ({@link #check}).
  */
 public final class AppendOnlyFile {
     private static final FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
@@ -59,6 +65,44 @@ public final class AppendOnlyFile {
     }
 
     public static FileChannel open(Path file, boolean rootOnly) throws IOException {
+        Path target = place(file, rootOnly);
+        FileChannel ch = openRegular(target);
+        try {
+            FileStat st = FileStat.stat(Path.of("/proc/self/fd/" + FileDescriptors.numberOf(ch, target)));
+            if (!st.isRegular()) {
+                throw new UntrustedPathException(target + " is " + st.kind() + ", not a regular file");
+            }
+            if (rootOnly) {
+                checkOwnFile(target, st);
+            }
+            return ch;
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The root-only rule for a file nhc will append to, without opening or creating anything (the
+     * config loader's check of {@code settings.log_file}): its directory root's alone, and the
+     * file, if it is there, a regular file of root's with one link, writable by no one else.
+     */
+    public static void check(Path file) throws IOException {
+        Path target = place(file, true);
+        FileStat st;
+        try {
+            st = FileStat.lstat(target);
+        } catch (NoSuchFileException missing) {
+            return; // created owner-only when first opened, in a directory only root can write
+        }
+        if (!st.isRegular()) {
+            throw new UntrustedPathException(target + " is " + st.kind() + ", not a regular file");
+        }
+        checkOwnFile(target, st);
+    }
+
+    /** Where the file is: its directory walked to (and as root, writable by root alone), and the file's real path in it. */
+    private static Path place(Path file, boolean rootOnly) throws IOException {
         Path abs = file.toAbsolutePath();
         if (abs.getParent() == null) {
             throw new IOException("is not a file");
@@ -67,20 +111,17 @@ public final class AppendOnlyFile {
         if (!dir.stat().isDirectory()) {
             throw new IOException(abs.getParent() + " is " + dir.stat().kind() + ", not a directory");
         }
-        Path target = dir.real().resolve(abs.getFileName());
-        FileChannel ch = openRegular(target);
-        try {
-            FileStat st = FileStat.stat(Path.of("/proc/self/fd/" + FileDescriptors.numberOf(ch, target)));
-            if (!st.isRegular()) {
-                throw new UntrustedPathException(target + " is " + st.kind() + ", not a regular file");
-            }
-            if (rootOnly) {
-                TrustedPath.checkFile(target, st);
-            }
-            return ch;
-        } catch (IOException | RuntimeException e) {
-            ch.close();
-            throw e;
+        if (rootOnly && dir.stat().writableByOthers()) {
+            throw new UntrustedPathException("directory " + dir.real() + " is " + dir.stat().whoElseCanWrite()
+                    + ": another user can put a file or link of theirs in the log file's place; choose a directory only root can write");
+        }
+        return dir.real().resolve(abs.getFileName());
+    }
+
+    private static void checkOwnFile(Path target, FileStat st) throws UntrustedPathException {
+        TrustedPath.checkFile(target, st);
+        if (st.nlink() > 1) {
+            throw new UntrustedPathException(target + " has " + st.nlink() + " links (a hard link): appending to it would also write to the other names");
         }
     }
 }

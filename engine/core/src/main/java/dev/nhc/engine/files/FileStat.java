@@ -6,8 +6,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Map;
 
-/** What the ownership rules look at in one file: its type and mode bits, owner, identity and size (stat(2) through the "unix" view). */
-public record FileStat(int mode, int uid, long dev, long ino, long size) {
+/** What the ownership rules look at in one file: its type and mode bits, owner, identity, size and link count (stat(2) through the "unix" view). */
+public record FileStat(int mode, int uid, long dev, long ino, long size, int nlink) {
     private static final int TYPE = 0170000;
 
     /** lstat: a symbolic link is described itself, not what it points to. */
@@ -21,8 +21,9 @@ public record FileStat(int mode, int uid, long dev, long ino, long size) {
     }
 
     private static FileStat of(Path p, LinkOption... options) throws IOException {
-        Map<String, Object> a = Files.readAttributes(p, "unix:mode,uid,dev,ino,size", options);
-        return new FileStat((Integer) a.get("mode"), (Integer) a.get("uid"), (Long) a.get("dev"), (Long) a.get("ino"), (Long) a.get("size"));
+        Map<String, Object> a = Files.readAttributes(p, "unix:mode,uid,dev,ino,size,nlink", options);
+        return new FileStat((Integer) a.get("mode"), (Integer) a.get("uid"), (Long) a.get("dev"), (Long) a.get("ino"), (Long) a.get("size"),
+                (Integer) a.get("nlink"));
     }
 
     public boolean isRegular() {

@@ -56,8 +56,9 @@ public final class ProbeRegistry {
         }
     }
 
+    /** The probes of nhc and of the site jars that may be loaded ({@link SiteJars}). */
     public static ProbeRegistry load() {
-        return load(ProbeRegistry.class.getClassLoader());
+        return load(SiteJars.loader());
     }
 
     /**

@@ -72,6 +72,9 @@ public final class ProcessRunner {
     private Consumer<String> stdoutLines;
     private Path directory;
     private ThreadFactory readerThreads = ProcessRunner::readerThread;
+    /** argv[0] as the program will see it (a descriptor path, not followed by a digit), and the name to show in its place. */
+    private java.util.regex.Pattern execPath;
+    private String shownName;
 
     private ProcessRunner(List<String> argv) {
         if (argv == null || argv.isEmpty()) {
@@ -140,6 +143,22 @@ public final class ProcessRunner {
     public ProcessRunner directory(Path dir) {
         this.directory = dir;
         return this;
+    }
+
+    /**
+     * The program is executed as {@code execPath} (its checked descriptor, /proc/PID/fd/N) but is
+     * {@code name} to whoever reads what it said: programs print their argv[0] in messages
+     * ({@code id: 'x': no such user}), so that path is replaced by the name in its output and in
+     * nhc's own messages about it.
+     */
+    ProcessRunner shownAs(String execPath, String name) {
+        this.execPath = java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(execPath) + "(?![0-9])");
+        this.shownName = java.util.regex.Matcher.quoteReplacement(Objects.requireNonNull(name));
+        return this;
+    }
+
+    private String shown(String text) {
+        return execPath == null || text.isEmpty() ? text : execPath.matcher(text).replaceAll(shownName);
     }
 
     /** Where the output readers' threads come from (tests make it fail as a pid limit does). */
@@ -220,17 +239,19 @@ public final class ProcessRunner {
 
         long startNanos = System.nanoTime();
         long deadline = startNanos + Math.max(0, timeout.toNanos());
+        String program = shown(argv.get(0));
+        Consumer<String> lines = stdoutLines == null || execPath == null ? stdoutLines : l -> stdoutLines.accept(shown(l));
         Process p;
         try {
             p = pb.start();
         } catch (IOException e) {
-            throw new StartFailure(argv.get(0), reason(e), e);
+            throw new StartFailure(program, shown(reason(e)), e);
         }
         Drain out = null;
         Drain err;
         try {
-            out = new Drain(p.getInputStream(), outputCap, stdoutLines, "stdout of " + argv.get(0), readerThreads);
-            err = mergeStderr ? null : new Drain(p.getErrorStream(), outputCap, null, "stderr of " + argv.get(0), readerThreads);
+            out = new Drain(p.getInputStream(), outputCap, lines, "stdout of " + program, readerThreads);
+            err = mergeStderr ? null : new Drain(p.getErrorStream(), outputCap, null, "stderr of " + program, readerThreads);
         } catch (OutOfMemoryError | RuntimeException e) {
             // At the pid or thread limit (a fork bomb, say) the program runs but nothing could read or
             // time it: kill it and everything it started, or it goes on eating what is left.
@@ -240,7 +261,7 @@ public final class ProcessRunner {
                 out.stop();
             }
             String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-            throw new StartFailure(argv.get(0), "cannot start reader: " + why, e);
+            throw new StartFailure(program, "cannot start reader: " + why, e);
         }
 
         Set<ProcessHandle> seen = new LinkedHashSet<>();
@@ -290,7 +311,7 @@ public final class ProcessRunner {
             err.stop();
         }
         int code = exited ? p.exitValue() : -1;
-        return new Result(argv, code, out.text(), err == null ? "" : err.text(), !exited,
+        return new Result(argv, code, shown(out.text()), err == null ? "" : shown(err.text()), !exited,
                 out.truncated() || (err != null && err.truncated()), Duration.ofNanos(System.nanoTime() - startNanos),
                 killed[0] + children, children, out.total());
     }

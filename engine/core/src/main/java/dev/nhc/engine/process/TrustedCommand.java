@@ -28,7 +28,10 @@ import java.util.List;
  *       ({@code /proc/PID/fd/N}), so the file checked is the file run. Its argv[0], and a script's
  *       {@code $0}, is therefore that path: a program that finds itself through argv[0] (a
  *       multi-call binary, a virtualenv's python) is run through a #! script instead, whose
- *       interpreter the kernel starts by its own path;</li>
+ *       interpreter the kernel starts by its own path. Java cannot set argv[0] apart from the
+ *       file it executes, so what the program prints is shown with that path replaced by the
+ *       program as the config names it ({@code id: 'rcops': no such user}, not
+ *       {@code /proc/22708/fd/11: …});</li>
  *   <li>it runs with a clean environment (PATH set to the system directories), stdin from
  *       /dev/null and / as working directory ({@link #runner()});</li>
  *   <li>as root, the program, every directory and link on its path, the interpreter its
@@ -36,7 +39,15 @@ import java.util.List;
  *       one else, and an argument naming a file that does not exist must be in a directory only
  *       root can write. The arguments are all checked because nhc cannot know which of them the
  *       program reads as code ({@code [env, bash, /x/s.sh]}, {@code [awk, -f, /x/prog]},
- *       {@code --file=/x/prog}): a program root runs is only given files only root can change.</li>
+ *       {@code --file=/x/prog}): a program root runs is only given files only root can change.
+ *       That includes the paths written inside an argument: code for an interpreter
+ *       ({@code [sh, -c, "exec /x/check.sh"]}, {@code [python3, -c, "exec(open('/x/c.py').read())"]},
+ *       perl/ruby/node {@code -e}, awk's program) is split into words at blanks, quotes and
+ *       shell or code punctuation, and every word with a slash is a path ({@link #pathsIn}); a
+ *       word {@code ~user/…} (another user's home) is refused outright. This holds for every
+ *       program, not only the interpreters nhc knows: a path built at run time (from a variable,
+ *       by concatenation) is what nhc cannot see, and the clean environment, with no HOME, and
+ *       / as working directory leave little to build one from.</li>
  * </ul>
  * The descriptor stays open until {@link #close()}, after the program has ended: an interpreter
  * opens its script through that path once it has started.
@@ -49,10 +60,13 @@ public final class TrustedCommand implements AutoCloseable {
     /** Null only when not running as root and the program may be run but not read. */
     private final OpenedFile program;
     private final List<String> argv;
+    /** The program as the caller named it, shown where the program prints its argv[0]. */
+    private final String name;
 
-    private TrustedCommand(OpenedFile program, List<String> argv) {
+    private TrustedCommand(OpenedFile program, List<String> argv, String name) {
         this.program = program;
         this.argv = argv;
+        this.name = name;
     }
 
     /** The program cannot be found or is not something that can be run; the message says why without naming it. */
@@ -64,16 +78,29 @@ public final class TrustedCommand implements AutoCloseable {
         }
     }
 
+    /** What the arguments of a command are, for the root-only rule. */
+    public enum Arguments {
+        /** Written by an admin and possibly code (a config's command): every path they name is checked. */
+        CHECKED,
+        /**
+         * nhc's own data for a tool it drives (scontrol's {@code Reason=…}, which quotes findings):
+         * only the program and its interpreters are checked, or a path in a message would stop a drain.
+         */
+        DATA
+    }
+
     /**
-     * Finds, checks and opens {@code command}'s program. Throws {@link NotFoundException},
-     * {@link UntrustedPathException} (root-only rule: the message names the file and why), or an
-     * IOException when what is on the path cannot be examined.
+     * Finds, checks and opens {@code command}'s program, its arguments checked too. Throws
+     * {@link NotFoundException}, {@link UntrustedPathException} (root-only rule: the message names
+     * the file and why), or an IOException when what is on the path cannot be examined.
      */
     public static TrustedCommand prepare(List<String> command, boolean rootOnly) throws IOException {
-        if (command.isEmpty() || command.get(0).isBlank()) {
-            throw new NotFoundException("the command is empty");
-        }
-        Path exe = locate(command.get(0));
+        return prepare(command, rootOnly, Arguments.CHECKED);
+    }
+
+    /** As {@link #prepare(List, boolean)}, with the arguments checked or taken as data. */
+    public static TrustedCommand prepare(List<String> command, boolean rootOnly, Arguments arguments) throws IOException {
+        Path exe = locate(command);
         OpenedFile opened;
         try {
             opened = OpenedFile.open(exe, rootOnly);
@@ -86,27 +113,58 @@ public final class TrustedCommand implements AutoCloseable {
             // Not root, a program one may run but not read (mode 711): run it by its path, as any shell would.
             List<String> argv = new ArrayList<>(command);
             argv.set(0, exe.toString());
-            return new TrustedCommand(null, List.copyOf(argv));
+            return new TrustedCommand(null, List.copyOf(argv), command.get(0));
         }
         try {
             if (!opened.stat().executable()) {
                 throw new NotFoundException("not found or not executable");
             }
             if (rootOnly) {
-                List<Path> paths = new ArrayList<>();
-                checkInterpreter(opened.path(), opened.head(SHEBANG_MAX), 1, paths);
-                for (String arg : command.subList(1, command.size())) {
-                    paths.addAll(pathsIn(arg));
-                }
-                TrustedPath.checkAll(paths);
+                checkRest(opened.path(), opened.head(SHEBANG_MAX), arguments == Arguments.CHECKED ? command : command.subList(0, 1));
             }
             List<String> argv = new ArrayList<>(command);
             argv.set(0, opened.execPath());
-            return new TrustedCommand(opened, List.copyOf(argv));
+            return new TrustedCommand(opened, List.copyOf(argv), command.get(0));
         } catch (IOException | RuntimeException e) {
             opened.close();
             throw e;
         }
+    }
+
+    /**
+     * The root-only rule of {@link #prepare} without opening anything for running: for a config
+     * that names the command (checked when it is loaded) and for a program found by a search.
+     * Throws as {@link #prepare} does.
+     */
+    public static void check(List<String> command) throws IOException {
+        TrustedPath.Resolved r;
+        try {
+            r = TrustedPath.resolve(locate(command), true);
+        } catch (NoSuchFileException | java.nio.file.NotDirectoryException e) {
+            throw new NotFoundException("not found or not executable");
+        }
+        if (!r.stat().isRegular() || !r.stat().executable()) {
+            throw new NotFoundException("not found or not executable");
+        }
+        // The path cannot change under us now (checked above), so reading it again is reading the same file.
+        checkRest(r.real(), head(r.real()), command);
+    }
+
+    private static Path locate(List<String> command) throws NotFoundException {
+        if (command.isEmpty() || command.get(0).isBlank()) {
+            throw new NotFoundException("the command is empty");
+        }
+        return locate(command.get(0));
+    }
+
+    /** The #! interpreters of {@code program} (whose first bytes are {@code head}) and every path the arguments name. */
+    private static void checkRest(Path program, byte[] head, List<String> command) throws IOException {
+        List<Path> paths = new ArrayList<>();
+        checkInterpreter(program, head, 1, paths);
+        for (String arg : command.subList(1, command.size())) {
+            paths.addAll(pathsIn(arg));
+        }
+        TrustedPath.checkAll(paths);
     }
 
     /** The argv to start: the program as /proc/PID/fd/N, then the arguments as given. */
@@ -114,9 +172,18 @@ public final class TrustedCommand implements AutoCloseable {
         return argv;
     }
 
-    /** A runner for {@link #argv()} with the clean environment, stdin from /dev/null and / as working directory. */
+    /**
+     * A runner for {@link #argv()} with the clean environment, stdin from /dev/null and / as
+     * working directory; its output shows the program by {@link #name()}, not by its descriptor.
+     */
     public ProcessRunner runner() {
-        return ProcessRunner.of(argv).minimalEnvironment(ProcessRunner.SYSTEM_PATH).directory(Path.of("/"));
+        return ProcessRunner.of(argv).minimalEnvironment(ProcessRunner.SYSTEM_PATH).directory(Path.of("/"))
+                .shownAs(argv.get(0), name);
+    }
+
+    /** The program as the command names it (what an admin wrote: {@code id}, {@code /usr/bin/scontrol}). */
+    public String name() {
+        return name;
     }
 
     @Override
@@ -202,10 +269,12 @@ public final class TrustedCommand implements AutoCloseable {
     /**
      * The paths an argument may name, read the way programs take them: the argument itself
      * (relative ones against /, the working directory), a bare word also in the system
-     * directories (where env, xargs or an interpreter would look it up), and the value of an
-     * option ({@code --file=/x}, {@code -f/x}).
+     * directories (where env, xargs or an interpreter would look it up), the value of an
+     * option ({@code --file=/x}, {@code -f/x}), and every word in it that holds a slash (code
+     * for an interpreter: {@code exec /x/check.sh}, {@code open('/x/c.py')}, {@code PATH=/x:$PATH}).
+     * Throws when a word names another user's home ({@code ~user/…}), which nhc does not look up.
      */
-    static List<Path> pathsIn(String arg) {
+    static List<Path> pathsIn(String arg) throws UntrustedPathException {
         List<Path> out = new ArrayList<>();
         if (arg.isEmpty()) {
             return out;
@@ -218,19 +287,39 @@ public final class TrustedCommand implements AutoCloseable {
             if (p != null) {
                 out.add(root.resolve(p));
             }
-            return out;
+        } else {
+            Path p = path(arg);
+            if (p != null) {
+                out.add(root.resolve(p));
+                if (!arg.contains("/")) {
+                    for (String dir : ProcessRunner.SYSTEM_PATH.split(":")) {
+                        out.add(Path.of(dir).resolve(p));
+                    }
+                }
+            }
         }
-        Path p = path(arg);
-        if (p == null) {
-            return out;
-        }
-        out.add(root.resolve(p));
-        if (!arg.contains("/")) {
-            for (String dir : ProcessRunner.SYSTEM_PATH.split(":")) {
-                out.add(Path.of(dir).resolve(p));
+        for (String word : CodeWords.withSlash(arg)) {
+            // an option glued to its value inside code (-f/x/prog) names the value
+            String w = word.startsWith("-") ? word.substring(word.indexOf('/')) : word;
+            Path p = path(w.startsWith("~") ? home(w, arg) : w);
+            if (p != null && !out.contains(root.resolve(p))) {
+                out.add(root.resolve(p));
             }
         }
         return out;
+    }
+
+    /** {@code ~/x} is root's home (what a shell or Python gives root with no HOME); {@code ~user/x} is refused. */
+    private static String home(String word, String arg) throws UntrustedPathException {
+        if (word.startsWith("~/")) {
+            return "/root" + word.substring(1);
+        }
+        throw new UntrustedPathException("the argument '" + abbreviate(arg) + "' names " + word.substring(0, word.indexOf('/'))
+                + "'s home directory, which nhc does not look up: write the file's absolute path (root only runs files only root can change)");
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 80 ? s.substring(0, 80) + "…" : s;
     }
 
     private static Path path(String s) {

@@ -59,4 +59,40 @@ class AppendOnlyFileTest {
         assertThrows(UntrustedPathException.class, () -> AppendOnlyFile.open(link, false));
         assertEquals("keep\n", Files.readString(elsewhere));
     }
+
+    @Test
+    void asRootAHardLinkIsRefusedAndItsOtherNameNeverWritten() throws Exception {
+        assumeTrue(dev.nhc.engine.config.Ownership.runningAsRoot(), "the root-only rule applies to root (CI runs as root)");
+        Path real = dir.toRealPath();
+        Files.setPosixFilePermissions(real, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path shadow = Files.writeString(real.resolve("shadow"), "root:secret\n");
+        Files.setPosixFilePermissions(shadow, PosixFilePermissions.fromString("rw-------"));
+        Path log = Files.createLink(real.resolve("nhc.log"), shadow);
+        UntrustedPathException e = assertThrows(UntrustedPathException.class, () -> AppendOnlyFile.open(log, true));
+        assertEquals(log + " has 2 links (a hard link): appending to it would also write to the other names", e.getMessage());
+        assertEquals(e.getMessage(), assertThrows(UntrustedPathException.class, () -> AppendOnlyFile.check(log)).getMessage());
+        assertEquals("root:secret\n", Files.readString(shadow));
+        try (FileChannel ch = AppendOnlyFile.open(log, false)) {
+            assertTrue(ch.isOpen(), "a run that is not root's writes only what its user may write anyway");
+        }
+    }
+
+    @Test
+    void asRootTheLogsDirectoryMustBeRootsAloneEvenSticky() throws Exception {
+        assumeTrue(dev.nhc.engine.config.Ownership.runningAsRoot(), "the root-only rule applies to root (CI runs as root)");
+        Path real = dir.toRealPath();
+        Files.setPosixFilePermissions(real, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path sticky = Files.createDirectories(real.resolve("tmp"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path log = sticky.resolve("nhc.log");
+        UntrustedPathException e = assertThrows(UntrustedPathException.class, () -> AppendOnlyFile.check(log));
+        assertTrue(e.getMessage().startsWith("directory " + sticky + " is writable by every user (mode 1777): another user can put"), e.getMessage());
+        assertThrows(UntrustedPathException.class, () -> AppendOnlyFile.open(log, true));
+        assertTrue(Files.notExists(log), "nothing created");
+        AppendOnlyFile.check(real.resolve("nhc.log"));
+        try (FileChannel ch = AppendOnlyFile.open(real.resolve("nhc.log"), true)) {
+            write(ch, "ok\n");
+        }
+        AppendOnlyFile.check(real.resolve("nhc.log"));
+    }
 }

@@ -1,7 +1,7 @@
 package dev.nhc.engine.process;
 
-import dev.nhc.engine.config.Ownership;
 import dev.nhc.engine.files.UntrustedPathException;
+import dev.nhc.engine.testing.TrustFixtures;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,29 +12,22 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static dev.nhc.engine.testing.TrustFixtures.assumeRoot;
+import static dev.nhc.engine.testing.TrustFixtures.nobodys;
+import static dev.nhc.engine.testing.TrustFixtures.script;
 
 /** Real programs started through their descriptor; the root-only rules need root (CI) and are skipped otherwise. */
 class TrustedCommandTest {
-    private static final int NOBODY = 65534;
-
     @TempDir
     Path tmp;
     private Path dir;
 
     @BeforeEach
     void realDir() throws Exception {
-        dir = tmp.toRealPath();
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-    }
-
-    private Path script(Path where, String body) throws Exception {
-        Files.createDirectories(where.getParent());
-        Files.writeString(where, "#!/bin/sh\n" + body + "\n");
-        Files.setPosixFilePermissions(where, PosixFilePermissions.fromString("rwxr-xr-x"));
-        return where;
+        dir = TrustFixtures.rootOnly(tmp);
     }
 
     private static ProcessRunner.Result run(List<String> command, boolean rootOnly) throws Exception {
@@ -49,7 +42,7 @@ class TrustedCommandTest {
         ProcessRunner.Result r = run(List.of(s.toString(), "a b", ""), false);
         assertEquals(0, r.exitCode(), r.stderr());
         String[] lines = r.stdout().split("\n");
-        assertTrue(lines[0].matches("/proc/\\d+/fd/\\d+\\|a b\\|\\|/"), lines[0]);
+        assertEquals(s + "|a b||/", lines[0], "$0 is the descriptor, shown as the script it is");
         assertEquals(List.of("PATH=" + ProcessRunner.SYSTEM_PATH), List.of(lines).subList(1, lines.length).stream()
                 .filter(l -> !l.startsWith("SHLVL=") && !l.startsWith("_=")).toList(), "nothing of nhc's environment");
     }
@@ -77,7 +70,69 @@ class TrustedCommandTest {
     }
 
     @Test
-    void theArgumentsANamedFileCanHide() {
+    void errorsNameTheProgramNotItsDescriptor() throws Exception {
+        ProcessRunner.Result r = run(List.of("id", "nhc-no-such-user-xq"), false);
+        assertTrue(r.stderr().startsWith("id: "), r.stderr());
+        assertFalse(r.stderr().contains("/proc/"), r.stderr());
+        Path s = script(dir.resolve("broken.sh"), "no-such-command-xq");
+        ProcessRunner.Result b = run(List.of(s.toString()), false);
+        assertTrue(b.stderr().startsWith(s + ": "), "the shell's message names the script: " + b.stderr());
+        Path lines = script(dir.resolve("lines.sh"), "echo \"$0\"; echo \"$0\"1");
+        List<String> seen = new java.util.ArrayList<>();
+        try (TrustedCommand c = TrustedCommand.prepare(List.of(lines.toString()), false)) {
+            c.runner().onStdoutLine(seen::add).run();
+            assertEquals(List.of(lines.toString(), c.argv().get(0) + "1"), seen,
+                    "streamed lines too; a longer descriptor number is not the program's");
+        }
+    }
+
+    @Test
+    void pathsInsideCodeAreFound() throws Exception {
+        assertEquals(List.of(Path.of("/exec /x/check.sh"), Path.of("/x/check.sh")), TrustedCommand.pathsIn("exec /x/check.sh"));
+        assertTrue(TrustedCommand.pathsIn("exec(open('/x/c.py').read())").contains(Path.of("/x/c.py")));
+        assertTrue(TrustedCommand.pathsIn("do \"/x/p.pl\"; require('/y/m.js')").containsAll(List.of(Path.of("/x/p.pl"), Path.of("/y/m.js"))));
+        assertTrue(TrustedCommand.pathsIn("PATH=/x/bin:$PATH check").contains(Path.of("/x/bin")));
+        assertTrue(TrustedCommand.pathsIn("for f in /x/*.sh; do $f; done").contains(Path.of("/x")), "a glob gives its directory");
+        assertTrue(TrustedCommand.pathsIn("cd /x && ./run").contains(Path.of("/x")));
+        assertTrue(TrustedCommand.pathsIn("awk -f/x/prog").contains(Path.of("/x/prog")));
+        assertTrue(TrustedCommand.pathsIn("exec ~/bin/c").contains(Path.of("/root/bin/c")), "~ is root's home");
+        UntrustedPathException e = assertThrows(UntrustedPathException.class, () -> TrustedCommand.pathsIn("exec ~alice/check.sh"));
+        assertTrue(e.getMessage().contains("~alice's home directory"), e.getMessage());
+        assertEquals(List.of(Path.of("/x = 1 + 2"), Path.of("/usr/sbin/x = 1 + 2"), Path.of("/usr/bin/x = 1 + 2"), Path.of("/sbin/x = 1 + 2"),
+                Path.of("/bin/x = 1 + 2")), TrustedCommand.pathsIn("x = 1 + 2"), "no slash, no path inside");
+    }
+
+    @Test
+    void asRootAPathInsideAnInterpretersCodeMustBeRootsAlone() throws Exception {
+        assumeRoot();
+        Path marker = dir.resolve("ran");
+        Path userDir = dir.resolve("home-user");
+        Path payload = nobodys(script(userDir.resolve("check.sh"), "touch " + marker));
+        Path py = nobodys(Files.writeString(userDir.resolve("c.py"), "open('" + marker + "', 'w').close()\n"));
+        nobodys(userDir);
+        String why = "directory " + userDir + " is owned by uid 65534, not root";
+        for (List<String> command : List.of(
+                List.of("/bin/sh", "-c", "exec " + payload),
+                List.of("bash", "-c", "cd " + userDir + " && ./check.sh"),
+                List.of("python3", "-c", "exec(open('" + py + "').read())"),
+                List.of("perl", "-e", "do \"" + py + "\""),
+                List.of("sh", "-c", "PATH=" + userDir + ":$PATH check.sh"))) {
+            assertEquals(why, assertThrows(UntrustedPathException.class, () -> TrustedCommand.prepare(command, true), command.toString())
+                    .getMessage(), command.toString());
+            assertEquals(why, assertThrows(UntrustedPathException.class, () -> TrustedCommand.check(command), command.toString())
+                    .getMessage(), "check() holds the same rule without opening: " + command);
+        }
+        assertTrue(Files.notExists(marker), "nothing refused ran");
+        assertEquals("0\n", run(List.of("sh", "-c", "echo $#; exec true /etc/hostname"), true).stdout(), "root's own paths in code are fine");
+        try (TrustedCommand c = TrustedCommand.prepare(List.of("/bin/echo", "Reason=NHC: " + payload + " is missing"), true,
+                TrustedCommand.Arguments.DATA)) {
+            assertEquals("Reason=NHC: " + payload + " is missing\n", c.runner().run().stdout(),
+                    "nhc's own data (a drain reason quoting a path) is not held to the rule");
+        }
+    }
+
+    @Test
+    void theArgumentsANamedFileCanHide() throws Exception {
         assertEquals(List.of(Path.of("/x/s.sh")), TrustedCommand.pathsIn("/x/s.sh"));
         assertEquals(List.of(Path.of("/x/prog")), TrustedCommand.pathsIn("--file=/x/prog"));
         assertEquals(List.of(Path.of("/x/prog")), TrustedCommand.pathsIn("-f/x/prog"));
@@ -91,13 +146,13 @@ class TrustedCommandTest {
 
     @Test
     void asRootEveryFileTheProgramMayRunAsCodeMustBeRootsAlone() throws Exception {
-        assumeTrue(Ownership.runningAsRoot(), "the root-only rule is about files other users own: only root can make them (CI runs as root)");
+        assumeRoot();
         Path marker = dir.resolve("ran");
         Path userDir = Files.createDirectories(dir.resolve("user"));
         Path payload = script(userDir.resolve("s.sh"), "touch " + marker);
         Files.setPosixFilePermissions(payload, PosixFilePermissions.fromString("rwxrwxrwx"));
         Path awk = Files.writeString(userDir.resolve("prog.awk"), "BEGIN { system(\"touch " + marker + "\") }\n");
-        Files.setAttribute(userDir, "unix:uid", NOBODY);
+        nobodys(userDir);
         String why = "directory " + userDir + " is owned by uid 65534, not root";
         for (List<String> command : List.of(
                 List.of("/usr/bin/env", "bash", payload.toString()),

@@ -34,6 +34,12 @@ class ReplayAmdIT {
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("rocm-smi-mi100-rocm602.json (4 AMD GPUs, driver 6.3.6)"), r.out());
         assertTrue(r.out().contains("(4 checks run, 3 skipped"), r.out());
+
+        // the same capture without its option: its content says it is rocm-smi's
+        NhcProcess.Result told = NhcProcess.run(dir, Map.of(), "replay", "-c", config(4).toString(),
+                CAPTURES.resolve("rocm-smi-mi100-rocm602.json").toString());
+        assertEquals(0, told.exit(), told.out() + told.err());
+        assertTrue(told.out().contains("rocm-smi-mi100-rocm602.json (4 AMD GPUs, driver 6.3.6)"), told.out());
     }
 
     @Test
@@ -78,6 +84,7 @@ class ReplayAmdIT {
         NhcProcess.Result garbled = NhcProcess.run(dir, Map.of(), "replay", "-c", config(8).toString(), "--amd-smi", metric.toString());
         assertEquals(2, garbled.exit(), garbled.out() + garbled.err());
         assertEquals("", garbled.out());
-        assertTrue(garbled.err().contains(metric + ": GPU 0: ecc.total_uncorrectable_count is lots, expected a number or N/A"), garbled.err());
+        assertTrue(garbled.err().contains(metric + " is not a readable amd-smi capture: GPU 0: ecc.total_uncorrectable_count is lots, "
+                + "expected a number or N/A; nothing was judged"), garbled.err());
     }
 }

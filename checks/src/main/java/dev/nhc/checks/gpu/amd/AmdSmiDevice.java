@@ -3,16 +3,13 @@ package dev.nhc.checks.gpu.amd;
 import com.sun.jna.Function;
 import dev.nhc.checks.gpu.GpuCallException;
 import dev.nhc.checks.gpu.GpuCallException.Kind;
-import dev.nhc.checks.gpu.GpuDevice;
 import dev.nhc.checks.gpu.GpuVendor;
 import dev.nhc.checks.gpu.calls.Deadline;
-import dev.nhc.checks.gpu.calls.GpuCalls;
+import dev.nhc.checks.gpu.calls.LibraryDevice;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,12 +25,9 @@ import java.util.Map;
  * thermal). A GPU whose PCI device vanished from the bus since a probe saw it there is lost, however
  * the library answers for it (amdgpu's sysfs files of a removed device read as "not supported").
  */
-final class AmdSmiDevice implements GpuDevice {
+final class AmdSmiDevice extends LibraryDevice {
     private final AmdSmiGpu gpu;
-    private final GpuCalls calls;
-    private final Deadline deadline;
     private final Path pciDevices;
-    private final List<String> problems = new ArrayList<>();
     private final Map<EccBlock, long[]> eccByBlock = new EnumMap<>(EccBlock.class);
     private long[] eccTotal;
     private AmdSmiPcie pcie;
@@ -43,38 +37,14 @@ final class AmdSmiDevice implements GpuDevice {
     private boolean eccTotalRead;
 
     AmdSmiDevice(AmdSmiGpu gpu, Deadline deadline, Path pciDevices) {
+        super(gpu.calls(), deadline);
         this.gpu = gpu;
-        this.calls = gpu.calls();
-        this.deadline = deadline;
         this.pciDevices = pciDevices;
     }
 
     @Override
     public GpuVendor vendor() {
         return GpuVendor.AMD;
-    }
-
-    @Override
-    public int index() {
-        return calls.index();
-    }
-
-    @Override
-    public String pciBusId() {
-        if (calls.pciBusId() == null && !calls.onWorker()) {
-            try {
-                calls.awaitOpen(deadline);
-            } catch (GpuCallException e) {
-                return null;    // the failure surfaces with the first real call
-            }
-        }
-        return calls.pciBusId();
-    }
-
-    @Override
-    public String label() {
-        pciBusId();
-        return calls.label();
     }
 
     @Override
@@ -90,28 +60,8 @@ final class AmdSmiDevice implements GpuDevice {
     }
 
     @Override
-    public synchronized List<String> problems() {
-        return List.copyOf(problems);
-    }
-
-    private long begin(String name) throws GpuCallException {
-        return calls.begin(name);
-    }
-
-    /** Ends the call in flight and judges its status; a non-condemning error is kept as a problem. */
-    private boolean present(String name, int rc) throws GpuCallException {
-        calls.end();
-        try {
-            return gpu.check(rc, name, true);
-        } catch (GpuCallException e) {
-            if (e.condemnsGpu()) {
-                throw e;
-            }
-            synchronized (this) {
-                problems.add(e.getMessage());
-            }
-            return false;
-        }
+    protected boolean check(int rc, String name) throws GpuCallException {
+        return gpu.check(rc, name, true);
     }
 
     @Override

@@ -1,10 +1,8 @@
 package dev.nhc.checks.gpu.amd;
 
 import com.sun.jna.Function;
-import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
-import dev.nhc.engine.config.Ownership;
-import dev.nhc.engine.files.TrustedLibrary;
+import dev.nhc.checks.gpu.calls.NativeBinding;
 
 import java.io.IOException;
 
@@ -28,50 +26,28 @@ public final class AmdSmiNative {
     /** {@code AMDSMI_INIT_AMD_GPUS}: AMD SMI also manages CPUs; nhc asks for the GPUs only. */
     public static final long INIT_AMD_GPUS = 1L << 1;
 
-    /** The library as asked for (a path or name), and the real path it was loaded from. */
-    private static String requested;
-    private static String bound;
-    private static NativeLibrary boundLib;
+    private static final NativeBinding BINDING = new NativeBinding(AmdSmiNative.class, "AMD SMI");
 
     private AmdSmiNative() {
     }
 
     /**
-     * Finds {@code library} ({@link TrustedLibrary}: as root, only one that only root can change),
-     * loads it by its real path and binds this class to it; again with the same library is a no-op.
+     * Finds {@code library} (as root, only one that only root can change), loads it by its real
+     * path and binds this class to it; again with the same library is a no-op ({@link NativeBinding}).
      * The one place nhc loads AMD SMI.
-     *
-     * @throws java.nio.file.NoSuchFileException when it is not there (the reason says where it was looked for)
-     * @throws dev.nhc.engine.files.UntrustedPathException as root, when someone else could change it: it is not loaded
-     * @throws UnsatisfiedLinkError when the library cannot be loaded (an Error: callers catch it)
-     * @throws IllegalStateException when another library is already bound in this process
      */
-    public static synchronized void bind(String library) throws IOException {
-        if (library.equals(requested)) {
-            return;
-        }
-        String path = TrustedLibrary.locate(library, Ownership.runningAsRoot()).toString();
-        if (path.equals(bound)) {
-            requested = library;
-            return;
-        }
-        NativeLibrary lib = NativeLibrary.getInstance(path);     // a library that cannot load says so first
-        if (bound != null) {
-            throw new IllegalStateException("this process already uses AMD SMI from " + bound + "; it cannot also use " + library);
-        }
-        Native.register(AmdSmiNative.class, lib);
-        bound = path;
-        requested = library;
-        boundLib = lib;
+    public static void bind(String library) throws IOException {
+        BINDING.bind(library);
     }
 
     /** A function of the bound library that older versions lack, or null when this one does not export it. */
-    static synchronized Function optional(String name) {
-        if (boundLib == null) {
+    static Function optional(String name) {
+        NativeLibrary lib = BINDING.library();
+        if (lib == null) {
             return null;
         }
         try {
-            return boundLib.getFunction(name);
+            return lib.getFunction(name);
         } catch (UnsatisfiedLinkError e) {
             return null;
         }

@@ -3,16 +3,13 @@ package dev.nhc.checks.gpu.nvml;
 import com.sun.jna.Function;
 import com.sun.jna.Native;
 import dev.nhc.checks.gpu.GpuCallException;
-import dev.nhc.checks.gpu.GpuDevice;
 import dev.nhc.checks.gpu.GpuFabric;
 import dev.nhc.checks.gpu.GpuVendor;
 import dev.nhc.checks.gpu.calls.Deadline;
-import dev.nhc.checks.gpu.calls.GpuCalls;
+import dev.nhc.checks.gpu.calls.LibraryDevice;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * One GPU through NVML, for one probe: each getter is one NVML call under the probe's deadline.
@@ -24,18 +21,14 @@ import java.util.List;
  * the native call runs, {@code present(name, rc)} ends it and decides: true for a value, false
  * for NOT_SUPPORTED or a recorded problem, an exception for a lost GPU.
  */
-final class NvmlDevice implements GpuDevice {
+final class NvmlDevice extends LibraryDevice {
     private static final int TEXT = 96;
 
     private final NvmlGpu gpu;
-    private final GpuCalls calls;
-    private final Deadline deadline;
-    private final List<String> problems = new ArrayList<>();
 
     NvmlDevice(NvmlGpu gpu, Deadline deadline) {
+        super(gpu.calls(), deadline);
         this.gpu = gpu;
-        this.calls = gpu.calls();
-        this.deadline = deadline;
     }
 
     @Override
@@ -44,56 +37,13 @@ final class NvmlDevice implements GpuDevice {
     }
 
     @Override
-    public int index() {
-        return calls.index();
-    }
-
-    @Override
-    public String pciBusId() {
-        if (calls.pciBusId() == null && !calls.onWorker()) {
-            try {
-                calls.awaitOpen(deadline);
-            } catch (GpuCallException e) {
-                return null;    // the failure surfaces with the first real call
-            }
-        }
-        return calls.pciBusId();
-    }
-
-    @Override
-    public String label() {
-        pciBusId();
-        return calls.label();
-    }
-
-    @Override
     public <T> T batch(Batch<T> work) throws GpuCallException {
         return calls.batch(deadline, work);
     }
 
     @Override
-    public synchronized List<String> problems() {
-        return List.copyOf(problems);
-    }
-
-    private long begin(String name) throws GpuCallException {
-        return calls.begin(name);
-    }
-
-    /** Ends the call in flight and judges its return code; a non-condemning error is kept as a problem. */
-    private boolean present(String name, int rc) throws GpuCallException {
-        calls.end();
-        try {
-            return gpu.check(rc, name, true);
-        } catch (GpuCallException e) {
-            if (e.condemnsGpu()) {
-                throw e;
-            }
-            synchronized (this) {
-                problems.add(e.getMessage());
-            }
-            return false;
-        }
+    protected boolean check(int rc, String name) throws GpuCallException {
+        return gpu.check(rc, name, true);
     }
 
     private static Long unsigned(int v) {

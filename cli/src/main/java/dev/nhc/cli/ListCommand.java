@@ -1,5 +1,6 @@
 package dev.nhc.cli;
 
+import dev.nhc.checks.gpu.GpuVendor;
 import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.config.ConfigSection;
@@ -116,6 +117,11 @@ final class ListCommand implements Callable<Integer> {
                 + (s.timeoutFails() ? "; a probe that hangs FAILS the check" : ""));
         if (!s.tags().isEmpty()) {
             out.println("  tags: " + String.join(", ", s.tags()));
+        }
+        java.util.Set<GpuVendor> vendors = GpuVendor.supportedBy(s);
+        if (!vendors.isEmpty()) {
+            out.println("  GPU vendors: " + String.join(", ", vendors.stream().map(v -> v.displayName() + " (" + v.library() + ")").toList())
+                    + "; skipped on a host without their GPUs");
         }
         if (!s.params().isEmpty()) {
             out.println("  with:");

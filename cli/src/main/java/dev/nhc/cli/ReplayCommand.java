@@ -29,13 +29,15 @@ import java.util.concurrent.Callable;
                         + "'nhc run', applied to captures of one node, each told apart by its content: nvidia-smi "
                         + "(-q with or without its header, whole, a -d subset or a part; its table; --query-gpu CSV; "
                         + "nvlink --status; or only its error lines), dcgmi diag (JSON of DCGM 2 to 4, or its table), "
-                        + "dcgmi health, a kernel log, ibstat, a fabric manager log. "
+                        + "dcgmi health, AMD's amd-smi static/metric/list/bad-pages (--json; bad-pages also as text) or rocm-smi --json, "
+                        + "a kernel log, ibstat, a fabric manager log. "
                         + "Checks whose data the captures do not hold are listed as skipped and do not count. "
                         + "What a capture should hold and does not (cut off, garbled) is UNKNOWN with its line, never a pass. "
                         + "Nothing on this machine is read or changed: no NVML, no state directory, no Slurm."},
         footerHeading = "%nExamples:%n",
         footer = {"  nhc replay -c /etc/nhc/nhc.yaml ticket-4711.txt",
                 "  nhc replay -c nhc.yaml q.txt nvlink.txt dmesg.txt --json",
+                "  nhc replay -c nhc.yaml amd-smi-static.json amd-smi-metric.json bad-pages.txt",
                 "  nhc replay -c nhc.yaml --ibstat ibstat.txt --kernel-log <(journalctl -k)"})
 final class ReplayCommand implements Callable<Integer> {
     /** Where it prints (see {@link Streams}): null when nhc calls it without picocli. */
@@ -47,12 +49,17 @@ final class ReplayCommand implements Callable<Integer> {
     ConfigOption config = new ConfigOption();
 
     @Parameters(paramLabel = "CAPTURE", arity = "0..*",
-            description = "Captures of one node, each read as what its content shows it is (nvidia-smi, dcgmi, kernel log, ibstat, fabric manager log).")
+            description = "Captures of one node, each read as what its content shows it is (nvidia-smi, amd-smi, rocm-smi, dcgmi, kernel log, ibstat, fabric manager log).")
     List<Path> positional = new ArrayList<>();
 
     @Option(names = "--nvidia-smi-q", arity = "1", paramLabel = "FILE",
             description = "nvidia-smi output (-q, its table, --query-gpu CSV, nvlink --status, its error lines); repeat to combine captures of one node.")
     List<Path> captures = new ArrayList<>();
+
+    @Option(names = "--amd-smi", arity = "1", paramLabel = "FILE",
+            description = "An 'amd-smi static|metric|list|bad-pages --json', 'amd-smi bad-pages' or 'rocm-smi --json' capture of AMD GPUs;"
+                    + " repeat to combine captures of one node.")
+    List<Path> amdCaptures = new ArrayList<>();
 
     @Option(names = "--kernel-log", paramLabel = "FILE",
             description = "A kernel log (dmesg, journalctl -k, /var/log/kern.log) for gpu.xid and kernel.log checks; read whole.")
@@ -93,9 +100,9 @@ final class ReplayCommand implements Callable<Integer> {
         if (plan == null) {
             return ExitCodes.INVALID;
         }
-        if (positional.isEmpty() && captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null && ibstatFile == null
+        if (positional.isEmpty() && captures.isEmpty() && amdCaptures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null && ibstatFile == null
                 && fabricManagerLog == null) {
-            io.err().println("nhc: replay needs at least one capture: CAPTURE..., --nvidia-smi-q, --kernel-log, --dcgmi-health-json,"
+            io.err().println("nhc: replay needs at least one capture: CAPTURE..., --nvidia-smi-q, --amd-smi, --kernel-log, --dcgmi-health-json,"
                     + " --dcgmi-diag-json, --ibstat or --fabricmanager-log");
             return ExitCodes.INVALID;
         }
@@ -136,6 +143,9 @@ final class ReplayCommand implements Callable<Integer> {
         for (Path p : captures) {
             given.add(new Given(CaptureKind.NVIDIA_SMI, p));
         }
+        for (Path p : amdCaptures) {
+            given.add(new Given(CaptureKind.AMD_SMI, p));
+        }
         add(given, CaptureKind.KERNEL_LOG, kernelLog);
         add(given, CaptureKind.DCGMI_HEALTH, dcgmiHealth);
         add(given, CaptureKind.DCGMI_DIAG, dcgmiDiag);
@@ -155,7 +165,7 @@ final class ReplayCommand implements Callable<Integer> {
             for (Path p : positional) {
                 Optional<CaptureKind> kind = inputs.recognise(p);
                 if (kind.isEmpty()) {
-                    io.err().println("nhc: cannot tell what " + p + " is: it is none of the captures nhc reads (nvidia-smi, dcgmi diag or health,"
+                    io.err().println("nhc: cannot tell what " + p + " is: it is none of the captures nhc reads (nvidia-smi, amd-smi, rocm-smi, dcgmi diag or health,"
                             + " a kernel log, ibstat, a fabric manager log); give it with the option of its tool if it is one; nothing was judged");
                     return ExitCodes.INVALID;
                 }

@@ -75,7 +75,8 @@ public final class NhcMetrics implements MultiCollector {
         GaugeSnapshot.Builder checkDuration = gauge("nhc_check_duration_seconds", "how long the latest run of the check took");
         GaugeSnapshot.Builder checkLastRun = gauge("nhc_check_last_run_timestamp_seconds", "when the check's latest result came in");
         GaugeSnapshot.Builder checkUp = gauge("nhc_check_completed", "1 when the check's latest run completed, 0 when it timed out or failed to run");
-        GaugeSnapshot.Builder gpuField = gauge("nhc_gpu_observation", "numeric fields a check observed per GPU (counters and readings)");
+        GaugeSnapshot.Builder gpuField = gauge("nhc_gpu_observation", "numeric fields a check observed per GPU (counters and readings); "
+                + "vendor when the probe says who made the GPU");
         GaugeSnapshot.Builder findings = gauge("nhc_findings",
                 "warn, fail and unknown findings of the latest run by check, severity and remedy; gpu when a finding is about one GPU; "
                         + "only combinations with findings are present");
@@ -113,10 +114,14 @@ public final class NhcMetrics implements MultiCollector {
                     if (gpu.isEmpty()) {
                         continue;
                     }
+                    // who made the GPU, when its probe says (a GPU probe's "vendor" field): one dashboard for mixed fleets
+                    Labels gl = o.get("vendor") instanceof String vendor
+                            ? Labels.of("check", c.name(), "gpu", Integer.toString(gpu.getAsInt()), "vendor", vendor)
+                            : Labels.of("check", c.name(), "gpu", Integer.toString(gpu.getAsInt()));
                     o.fields().forEach((field, value) -> {
                         Double d = numeric(value);
                         if (d != null) {
-                            gpuField.dataPoint(point(constant, d, Labels.of("check", c.name(), "gpu", Integer.toString(gpu.getAsInt()), "field", field)));
+                            gpuField.dataPoint(point(constant, d, gl.add("field", field)));
                         }
                     });
                 }

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /** The {@link ProbeContext} a {@link CheckRun} gives its probe. */
 final class CheckContext implements ProbeContext {
@@ -23,13 +24,15 @@ final class CheckContext implements ProbeContext {
     private final Instant deadline;
     private final String hostname;
     private final Map<String, Object> settings;
+    private final Function<String, Params> sections;
     private final Clock clock;
     private final Map<Class<?>, Object> services;
     private final Set<String> fieldsRead;
     private final Duration timeLimit;
 
     CheckContext(String checkName, Params params, Path root, StateStore store, String stateName, Instant deadline, Duration timeLimit,
-               String hostname, Map<String, Object> settings, Clock clock, Map<Class<?>, Object> services, Set<String> fieldsRead) {
+               String hostname, Map<String, Object> settings, Function<String, Params> sections, Clock clock, Map<Class<?>, Object> services,
+               Set<String> fieldsRead) {
         this.checkName = checkName;
         this.params = params;
         this.root = root;
@@ -38,6 +41,7 @@ final class CheckContext implements ProbeContext {
         this.deadline = deadline;
         this.hostname = hostname;
         this.settings = settings;
+        this.sections = sections;
         this.clock = clock;
         this.services = services;
         this.fieldsRead = fieldsRead;
@@ -94,6 +98,11 @@ final class CheckContext implements ProbeContext {
     @Override
     public Object setting(String key) {
         return settings.get(key);
+    }
+
+    @Override
+    public Params section(String key) {
+        return sections.apply(key);
     }
 
     @Override

@@ -164,7 +164,7 @@ public final class CheckRun {
             long left = Math.max(0, o.runDeadlineNanos() - t0);
             Duration limit = Duration.ofNanos(Math.min(timeout, left));
             CheckContext ctx = new CheckContext(name, c.check().with(), b.plan().settings().root(), store, state.probeSection(),
-                    now.plus(limit), limit, o.node(), b.settings(), clock, o.services(), c.rules().fieldsRead());
+                    now.plus(limit), limit, o.node(), b.settings(), b.plan().config()::section, clock, o.services(), c.rules().fieldsRead());
             CompletableFuture<Void> returned = new CompletableFuture<>();
             FutureTask<Timed> probe = new FutureTask<>(() -> {
                 try {

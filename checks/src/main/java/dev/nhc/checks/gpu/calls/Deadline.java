@@ -1,34 +1,34 @@
-package dev.nhc.checks.gpu.nvml;
+package dev.nhc.checks.gpu.calls;
 
 import java.time.Duration;
 
 /**
- * The time limits of one probe's NVML calls: each call may take the per-call limit, and all of
- * them together must end before the probe's deadline, less a tenth kept for reporting what hung.
+ * The time limits of one probe's GPU library calls: each call may take the per-call limit, and all
+ * of them together must end before the probe's deadline, less a tenth kept for reporting what hung.
  */
-final class Deadline {
+public final class Deadline {
     /** A call is never judged on less than this, even when the probe is nearly out of time. */
-    static final long MIN_NANOS = Duration.ofMillis(50).toNanos();
+    public static final long MIN_NANOS = Duration.ofMillis(50).toNanos();
 
     private final long endNanos;
     private final long callLimitNanos;
 
-    Deadline(Duration remaining, Duration callLimit) {
+    public Deadline(Duration remaining, Duration callLimit) {
         long budget = Math.max(0, remaining.toNanos());
         this.endNanos = System.nanoTime() + budget - budget / 10;
         this.callLimitNanos = callLimit.toNanos();
     }
 
-    long endNanos() {
+    public long endNanos() {
         return endNanos;
     }
 
-    long callLimitNanos() {
+    public long callLimitNanos() {
         return callLimitNanos;
     }
 
     /** The limit for one call starting now: the per-call limit, cut by the probe's end, at least 50 ms. */
-    Duration nextCall() {
+    public Duration nextCall() {
         long left = endNanos - System.nanoTime();
         return Duration.ofNanos(Math.max(MIN_NANOS, Math.min(left, callLimitNanos)));
     }

@@ -1,4 +1,4 @@
-package dev.nhc.checks.gpu.nvml;
+package dev.nhc.checks.gpu.calls;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -7,21 +7,23 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * The threads NVML calls run on. A call that blocks (a lost GPU does that) blocks one of these
- * daemon threads, never the probe's: the probe waits with a timeout and walks away, and the JVM
- * can still exit because the thread is a daemon.
+ * The threads GPU library calls run on. A call that blocks (a lost GPU does that) blocks one of
+ * these daemon threads, never the probe's: the probe waits with a timeout and walks away, and the
+ * JVM can still exit because the thread is a daemon.
  */
-final class NvmlCallRunner {
+public final class CallThreads {
+    /** How long one library call may take before its GPU is declared not responding, whichever vendor's library it is. */
+    public static final Duration CALL_LIMIT = Duration.ofSeconds(5);
 
-    private NvmlCallRunner() {
+    private CallThreads() {
     }
 
     /** One thread that runs the calls of one GPU (or the session's system calls) in order. */
-    static ExecutorService singleThread(String name) {
+    public static ExecutorService singleThread(String name) {
         return Executors.newSingleThreadExecutor(daemon(name));
     }
 
-    static ThreadFactory daemon(String name) {
+    public static ThreadFactory daemon(String name) {
         return r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);
@@ -30,7 +32,7 @@ final class NvmlCallRunner {
     }
 
     /** "5s", "1.5s", "800ms": how long a call was given, for "blocked > 5s". */
-    static String format(Duration d) {
+    public static String format(Duration d) {
         long ms = d.toMillis();
         if (ms < 1000) {
             return ms + "ms";

@@ -107,7 +107,7 @@ public final class VerdictJson {
             Severity severity = Severity.parse(String.valueOf(f.get("severity")));
             Remedy remedy = f.get("remedy") == null ? Remedy.NONE : Remedy.parse(String.valueOf(f.get("remedy")));
             SlurmState slurm = f.get("slurm_state") == null ? null : SlurmState.parse(String.valueOf(f.get("slurm_state")));
-            return new Finding(check, entity(f), severity, message, remedy, slurm, Map.of());
+            return new Finding(check, entity(f), severity, message, remedy, slurm, Map.of(), Boolean.TRUE.equals(f.get("latched")));
         } catch (IllegalArgumentException e) {
             return null;
         }

@@ -19,6 +19,10 @@ class VerdictJsonTest {
         Finding f = new Finding("diag", Entity.gpu(3, "00000000:C5:00.0"), Severity.FAIL, "pcie test failed", Remedy.REBOOT,
                 SlurmState.FAIL, Map.of());
         assertEquals(f, VerdictJson.finding(JsonReport.finding(f), "other"));
+        Finding latched = f.withLatched(true);
+        assertEquals(true, JsonReport.finding(latched).get("latched"));
+        assertEquals(latched, VerdictJson.finding(JsonReport.finding(latched), "other"), "a restored verdict still knows what was latched");
+        assertNull(JsonReport.finding(f).get("latched"), "reports name only latched findings so");
     }
 
     @Test

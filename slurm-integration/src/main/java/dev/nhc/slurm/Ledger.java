@@ -2,6 +2,7 @@ package dev.nhc.slurm;
 
 import dev.nhc.model.SlurmState;
 import dev.nhc.engine.state.StateSection;
+import dev.nhc.slurm.repair.RepairRecord;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -19,10 +20,12 @@ final class Ledger {
     private final StateSection s;
     private final boolean missing;
     private final String invalid;
+    private final boolean damaged;
 
     Ledger(StateSection s, String node) {
         this.s = s;
         this.invalid = invalid(s);
+        this.damaged = invalid != null || s.lostBecause() != null;
         this.missing = invalid != null || !node.equals(s.get("node"));
         if (invalid != null || s.lostBecause() != null || s.get("node") != null && !node.equals(s.get("node"))) {
             // A record nhc did not write (edited, damaged, or of another node after an image was cloned) or one the
@@ -90,6 +93,7 @@ final class Ledger {
         if ((s.get("pending_state") == null) != (s.get("pending_reason") == null)) {
             bad.add("pending_state and pending_reason come only together");
         }
+        bad.addAll(RepairRecord.problems(s));
         return bad.isEmpty() ? null : String.join("; ", bad);
     }
 
@@ -107,6 +111,16 @@ final class Ledger {
     /** Why the record read was not used (values nhc never writes), or null; the record now starts afresh. */
     String invalid() {
         return invalid;
+    }
+
+    /** Whether the record read was not used: values nhc never writes, or lost by the state store. */
+    boolean damaged() {
+        return damaged;
+    }
+
+    /** The section itself, for the repair ladder's keys beside the ledger's ({@link RepairRecord}). */
+    StateSection section() {
+        return s;
     }
 
     /**

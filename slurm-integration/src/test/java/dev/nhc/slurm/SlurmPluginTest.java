@@ -62,9 +62,13 @@ class SlurmPluginTest {
         });
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("interval", Duration.ofSeconds(60));
+        java.nio.file.Files.createDirectories(tmp.resolve("root/proc/sys/kernel/random"));
+        java.nio.file.Files.writeString(tmp.resolve("root/proc/sys/kernel/random/boot_id"), java.util.UUID.randomUUID() + "\n");
+        settings.put("root", tmp.resolve("root").toString());
         Map<String, Object> section = new LinkedHashMap<>();
         section.put("scontrol", slurm.scontrol.toString());
         section.put("sinfo", slurm.sinfo.toString());
+        section.put("repair", "reboot");
         Plan plan = SlurmActionTest.plan(section).withSettings(new Settings(new Params(settings)));
         plugin.start(new DaemonContext() {
             @Override
@@ -164,5 +168,38 @@ class SlurmPluginTest {
         plugin.verdict(SlurmActionTest.passing(), true);
         assertEquals("IDLE", slurm.state(NODE));
         assertEquals(null, state.section("check.xid").heldBecause());
+    }
+
+    /** Issue 20 item 3: the daemon's plugin is the same ladder; its rung and steps are metrics, its record and history saved at once. */
+    @Test
+    void theRepairLadderRunsInTheDaemonWithItsRungInTheMetrics() throws IOException {
+        Verdict latched = SlurmActionTest.verdict(new dev.nhc.model.Finding("xid", dev.nhc.model.Entity.gpu(1, null),
+                Severity.FAIL, "GPU 1: XID 79 (GPU has fallen off the bus)", dev.nhc.model.Remedy.REBOOT, dev.nhc.model.SlurmState.FAIL,
+                Map.of(), true));
+        plugin.verdict(latched, true);
+        assertEquals("IDLE+DRAIN+REBOOT_REQUESTED", slurm.state(NODE));
+
+        Map<String, Double> samples = new LinkedHashMap<>();
+        plugin.metrics(new dev.nhc.daemon.MetricsOut() {
+            @Override
+            public void gauge(String name, String help, double value, String... labels) {
+                samples.put(name + java.util.Arrays.toString(labels), value);
+            }
+
+            @Override
+            public void counter(String name, String help, double value, String... labels) {
+                samples.put(name + "_total" + java.util.Arrays.toString(labels), value);
+            }
+        });
+        assertEquals(1.0, samples.get("nhc_slurm_actions_total[action, reboot]"));
+        assertEquals(1.0, samples.get("nhc_slurm_repair_rung[rung, rebooting]"));
+        assertEquals(0.0, samples.get("nhc_slurm_repair_rung[rung, failed]"));
+        assertEquals(1.0, samples.get("nhc_slurm_repair_reboots[]"));
+        assertEquals(1.0, samples.get("nhc_slurm_repair_steps_total[step, reboot]"));
+        assertEquals(0.0, samples.get("nhc_slurm_repair_steps_total[step, recurred]"));
+
+        StateStore fresh = new StateStore(tmp.resolve("state"));
+        assertEquals("rebooting", fresh.section(SlurmSection.KEY).get("repair_rung"), "saved by the plugin, not left to a later change");
+        assertEquals(2, dev.nhc.slurm.history.History.read(fresh.section(dev.nhc.slurm.history.History.SECTION)).entries().size());
     }
 }

@@ -64,7 +64,7 @@ final class Ledger {
     }
 
     /** Why the record holds values nhc never writes (a state file edited or damaged into other JSON), or null. */
-    private static String invalid(StateSection s) {
+    static String invalid(StateSection s) {
         List<String> bad = new ArrayList<>();
         for (String key : List.of("node", "owned_reason", "pending_reason")) {
             if (s.get(key) != null && !(s.get(key) instanceof String)) {

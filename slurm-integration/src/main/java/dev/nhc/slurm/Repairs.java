@@ -22,11 +22,12 @@ import java.util.function.Consumer;
  * next rung for a failing verdict ({@link Ladder}), and the circuit breaker for reboots.
  *
  * <p>After {@code scontrol reboot ASAP nextstate=DOWN}, slurmctld appends to nhc's reason as the
- * reboot goes on: "R", "R : reboot issued", "R : reboot issued : reboot complete". All three are
- * nhc's while the record says it asked for the reboot.
+ * reboot goes on: "R", "R : reboot issued", "R : reboot issued : reboot complete" (and "R' : reboot
+ * complete" for the FAIL nhc set while the reboot was issued). All are nhc's while the record says
+ * it asked for the reboot.
  */
 final class Repairs {
-    static final List<String> SLURM_SUFFIXES = List.of("", " : reboot issued", " : reboot issued : reboot complete");
+    static final List<String> SLURM_SUFFIXES = List.of("", " : reboot issued", " : reboot issued : reboot complete", " : reboot complete");
 
     private final RepairSettings settings;
     private final Ledger ledger;
@@ -66,8 +67,8 @@ final class Repairs {
             return;
         }
         if (!bootId.equals(record.bootId())) {
-            record.rebootSeen(now);
             history.add(History.Event.REBOOT_SEEN, "boot id " + record.bootId() + " -> " + bootId + "; Slurm shows " + status.describe(), now);
+            record.rebootSeen(now);
             info.accept("node " + node + " has rebooted (new boot id " + bootId + "): this run re-checks it before it is resumed");
         } else if (!inReboot(status)) {
             String boot = record.bootId();

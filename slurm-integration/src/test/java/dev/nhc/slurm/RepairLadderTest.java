@@ -204,9 +204,13 @@ class RepairLadderTest {
         newBoot();
         slurm.forgetCalls();
 
+        String before = record().bootId();
         run(verdict()); // before slurmd registers
         assertEquals(List.of(), slurm.updates(), "Slurm still completes the reboot: nothing to do for a healthy node");
         assertEquals(RepairRecord.Rung.REBOOTED, record().rung());
+        History.Entry seen = History.read(new StateStore(stateDir, false).section(History.SECTION)).entries().get(3);
+        assertTrue(seen.detail().startsWith("boot id " + before + " -> " + Files.readString(root.resolve("proc/sys/kernel/random/boot_id")).strip()
+                + "; Slurm shows DOWN+DRAIN+REBOOT_ISSUED"), seen.detail());
 
         slurm.rebootComplete(NODE);
         assertEquals("DOWN", slurm.state(NODE), "nextstate=DOWN: Slurm keeps the node out after the reboot");
@@ -271,7 +275,8 @@ class RepairLadderTest {
                 "FAIL, which the reboot's completion keeps: a DRAIN set now Slurm would clear");
         assertEquals(RepairRecord.Rung.REBOOTED, record().rung());
 
-        slurm.node(NODE, "IDLE+FAIL", "NHC: xid: " + XID); // slurmd registered: the FAIL held
+        // slurmd registered: the FAIL held, and slurmctld appended to its reason (as 22.05 does)
+        slurm.node(NODE, "IDLE+FAIL", "NHC: xid: " + XID + " : reboot complete");
         slurm.forgetCalls();
         run(verdict(xid()));
         assertEquals(List.of(reboot(reason(2))), slurm.reboots(), "the next rung, on the node nhc failed");

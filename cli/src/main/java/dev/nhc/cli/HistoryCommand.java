@@ -1,0 +1,111 @@
+package dev.nhc.cli;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.state.StateDirectory;
+import dev.nhc.engine.state.StateStore;
+import dev.nhc.slurm.history.History;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+@Command(name = "history", description = {"Show the node's verdict changes and nhc's actions in Slurm (drain, fail, resume, "
+        + "reboot requested, reboot seen, someone else taking over) with their reasons and times, oldest first.",
+        "nhc keeps the last " + History.MAX_ENTRIES + " in its state directory (history.json) in Slurm mode."})
+final class HistoryCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOption config = new ConfigOption();
+
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "The state directory (overrides settings.state_dir).")
+    Path stateDir;
+
+    @Option(names = {"-n", "--last"}, paramLabel = "N", description = "Only the last N entries.")
+    Integer last;
+
+    @Option(names = "--json", description = "Print exactly one JSON object: entries (at, event, severity, detail), damaged.")
+    boolean json;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+    boolean help;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        if (last != null && last < 1) {
+            System.err.println("nhc: history --last: must be at least 1, not " + last);
+            return ExitCodes.INVALID;
+        }
+        Plan plan = config.load(Wiring.loader(), System.err);
+        if (plan == null) {
+            return ExitCodes.INVALID;
+        }
+        Path dir = stateDir != null ? stateDir : plan.settings().stateDir();
+        StateStore store = new StateStore(dir);
+        History.Read read = new History.Read(List.of(), 0, null);
+        try {
+            store.checkDirectory();
+            read = History.read(store.section(History.SECTION));
+        } catch (dev.nhc.engine.files.UntrustedPathException e) {
+            System.err.println("nhc: " + StateDirectory.refusal(dir, e));
+            return ExitCodes.INTERNAL;
+        } catch (IOException e) {
+            if (Files.exists(dir)) {
+                System.err.println("nhc: cannot read the state in " + dir + ": " + dev.nhc.engine.files.IoReason.of(e));
+                return ExitCodes.INTERNAL;
+            }
+        }
+        List<History.Entry> entries = read.entries();
+        if (last != null && entries.size() > last) {
+            entries = entries.subList(entries.size() - last, entries.size());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            List<Map<String, Object>> list = new ArrayList<>();
+            for (History.Entry e : entries) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("at", e.at().toString());
+                m.put("event", e.event().label());
+                m.put("severity", e.severity() == null ? null : e.severity().label());
+                m.put("detail", e.detail());
+                list.add(m);
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("state_dir", dir.toString());
+            m.put("entries", list);
+            m.put("damaged", read.damaged());
+            m.put("lost", read.lost());
+            out.println(JSON.std.with(JSON.Feature.WRITE_NULL_PROPERTIES).asString(m));
+        } else {
+            if (entries.isEmpty()) {
+                out.println("no history in " + dir + " (nhc keeps it when it acts for Slurm: nhc run --slurm, bin/nhc-slurm, the daemon)");
+            }
+            for (History.Entry e : entries) {
+                String what = e.event() == History.Event.VERDICT ? "verdict " + e.severity().label() : e.event().label().replace('_', ' ');
+                out.println(e.at() + "  " + String.format("%-18s", what) + "  " + e.detail());
+            }
+            if (read.damaged() > 0) {
+                out.println("(" + read.damaged() + " damaged entr" + (read.damaged() == 1 ? "y" : "ies") + " in " + dir.resolve("history.json")
+                        + " not shown)");
+            }
+            if (read.lost() != null) {
+                out.println("(earlier history was lost: " + read.lost() + ")");
+            }
+        }
+        out.flush();
+        return ExitCodes.OK;
+    }
+}

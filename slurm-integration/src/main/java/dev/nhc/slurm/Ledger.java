@@ -1,5 +1,6 @@
 package dev.nhc.slurm;
 
+import dev.nhc.model.Severity;
 import dev.nhc.model.SlurmState;
 import dev.nhc.engine.state.StateSection;
 import dev.nhc.slurm.repair.RepairRecord;
@@ -83,6 +84,10 @@ final class Ledger {
                 bad.add(key + " '" + v + "' is not a time");
             }
         }
+        Object verdict = s.get("last_verdict");
+        if (verdict != null && !VERDICTS.contains(verdict)) {
+            bad.add("last_verdict '" + verdict + "' is not pass, warn, unknown or fail");
+        }
         Object passes = s.get("passes");
         if (passes != null && !(passes instanceof Long n && n >= 0)) {
             bad.add("passes '" + passes + "' is not a count");
@@ -98,6 +103,7 @@ final class Ledger {
     }
 
     private static final Set<String> STATES = Set.of(SlurmState.DRAIN.label(), SlurmState.FAIL.label());
+    private static final Set<String> VERDICTS = Set.of("pass", "warn", "unknown", "fail");
 
     private static boolean isInstant(String text) {
         try {
@@ -160,6 +166,15 @@ final class Ledger {
             s.remove("owned_since");
             s.remove("passes");
         }
+    }
+
+    /** Whether the verdict's severity differs from the last one this record saw (the history records only changes); remembers it. */
+    boolean verdictChanged(Severity severity) {
+        if (severity.label().equals(s.getString("last_verdict"))) {
+            return false;
+        }
+        s.put("last_verdict", severity.label());
+        return true;
     }
 
     int passes() {

@@ -118,7 +118,7 @@ public final class SlurmAction implements VerdictAction {
             this.store = store;
             this.node = node;
             this.root = root;
-            this.history = new History(store.section(History.SECTION));
+            this.history = new History(() -> store.section(History.SECTION));
         }
 
         ActionOutcome decide(Verdict verdict) {
@@ -130,7 +130,9 @@ public final class SlurmAction implements VerdictAction {
             }
             Instant now = clock.instant();
             Intent fresh = Intent.of(verdict, settings);
-            history.verdict(verdict, fresh.reason(), now);
+            if (ledger.verdictChanged(verdict.severity())) {
+                history.verdict(verdict, fresh.reason(), now);
+            }
             Intent intent = fresh;
             Repairs repairs = new Repairs(settings.repair(), ledger, history, node, root, now, this::info);
             if (intent.kind() != Intent.Kind.HOLD && ledger.ownedReason() == null && ledger.pendingState() == null && !ledger.missing()) {

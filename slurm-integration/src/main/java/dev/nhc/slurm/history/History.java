@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * What happened to the node, as nhc saw and did it: each change of verdict and each action (drain,
@@ -59,24 +60,24 @@ public final class History {
     }
 
     private static final String ENTRIES = "entries";
-    private static final String LAST = "last_verdict";
 
-    private final StateSection s;
+    private final Supplier<StateSection> section;
+    private StateSection s;
 
-    public History(StateSection s) {
-        this.s = s;
+    /** {@code section}: the history's state section, read only when an entry is added (a run that changes nothing never reads it). */
+    public History(Supplier<StateSection> section) {
+        this.section = section;
     }
 
-    /** Records the verdict when its severity differs from the last one recorded; {@code reason}: nhc's Slurm reason for a failing one. */
+    public History(StateSection s) {
+        this(() -> s);
+    }
+
+    /** Records a changed verdict ({@code reason}: nhc's Slurm reason for a failing one; else the checks that did not pass). */
     public void verdict(Verdict verdict, String reason, Instant at) {
-        Severity severity = verdict.severity();
-        String summary = reason != null ? reason : summary(verdict);
+        StateSection s = section();
         synchronized (s) {
-            if (severity.label().equals(s.getString(LAST))) {
-                return;
-            }
-            s.put(LAST, severity.label());
-            append(at, Event.VERDICT, severity, summary);
+            append(s, at, Event.VERDICT, verdict.severity(), reason != null ? reason : summary(verdict));
         }
     }
 
@@ -90,12 +91,20 @@ public final class History {
     }
 
     public void add(Event event, String detail, Instant at) {
+        StateSection s = section();
         synchronized (s) {
-            append(at, event, null, detail);
+            append(s, at, event, null, detail);
         }
     }
 
-    private void append(Instant at, Event event, Severity severity, String detail) {
+    private synchronized StateSection section() {
+        if (s == null) {
+            s = section.get();
+        }
+        return s;
+    }
+
+    private static void append(StateSection s, Instant at, Event event, Severity severity, String detail) {
         List<Object> entries = new ArrayList<>();
         if (s.get(ENTRIES) instanceof List<?> old) {
             entries.addAll(old);

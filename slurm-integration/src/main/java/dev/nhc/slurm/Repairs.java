@@ -180,9 +180,4 @@ final class Repairs {
         }
         record.leave();
     }
-
-    /** Where the node is on the ladder, for the log. */
-    RepairRecord record() {
-        return record;
-    }
 }

@@ -192,10 +192,13 @@ public final class SlurmAction implements VerdictAction {
             String leaveAlone = status.leaveAloneBecause();
             if (leaveAlone != null && ours && Repairs.inReboot(status)) {
                 if (repairs.failBeforeRegistration(status, intent.kind() == Intent.Kind.HOLD)) {
-                    String reason = intent.reason();
-                    change.apply(SlurmState.FAIL, reason, now, "node " + node + " still fails on its new boot, before slurmd registers:"
+                    Ladder.Step step = repairs.next(verdict);
+                    String reason = step instanceof Ladder.Recurred r ? Repairs.reason(verdict, r.note()) : intent.reason();
+                    if (change.apply(SlurmState.FAIL, reason, now, "node " + node + " still fails on its new boot, before slurmd registers:"
                             + " set FAIL, which the reboot's completion keeps (a DRAIN it would clear): " + reason, "fail",
-                            () -> slurm.setState(node, SlurmState.FAIL, reason));
+                            () -> slurm.setState(node, SlurmState.FAIL, reason)) && step instanceof Ladder.Recurred r && repairs.failed(r)) {
+                        report.changed("recurred");
+                    }
                 } else {
                     info("node " + node + " is in the reboot nhc asked for (" + status.describe() + "): Slurm reboots it when its jobs end");
                 }
@@ -273,8 +276,9 @@ public final class SlurmAction implements VerdictAction {
                 if (intent.state() == SlurmState.FAIL && current == SlurmState.DRAIN || !status.drained() && !status.failed()) {
                     // DRAIN to FAIL; or a node DOWN after the reboot nhc asked for, which needs nhc's state back.
                     SlurmState state = intent.state() == SlurmState.FAIL ? SlurmState.FAIL : current;
-                    change.apply(state, reason, now, "set node " + node + " (" + status.describe() + ") to " + state.name() + ": " + reason,
-                            state.label(), () -> slurm.setState(node, state, reason));
+                    String done = status.drained() ? "escalated node " + node + " from DRAIN to FAIL: " + reason
+                            : "set node " + node + " (" + status.describe() + ") to " + state.name() + ": " + reason;
+                    change.apply(state, reason, now, done, state.label(), () -> slurm.setState(node, state, reason));
                 } else if (!intent.reason().equals(status.reason())) {
                     // A FAIL nhc set is not downgraded to DRAIN: the hardware fault it was for still needs service.
                     change.apply(current, reason, now, "updated the reason of node " + node + " (still "

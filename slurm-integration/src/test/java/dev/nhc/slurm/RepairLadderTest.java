@@ -283,6 +283,21 @@ class RepairLadderTest {
     }
 
     @Test
+    void aFaultBackOnItsLastNewBootIsFailedForThePartBeforeSlurmdRegisters() throws IOException {
+        rebootAndRecheck(1);
+        run(verdict(xid()));
+        slurm.rebootIssued(NODE);
+        newBoot();
+        slurm.forgetCalls();
+
+        run(verdict(xid()));
+        assertEquals(List.of(update("NodeName=" + NODE, "State=FAIL", "Reason=NHC: xid: recurred after 2 reboots: replace the part: " + XID)),
+                slurm.updates());
+        assertEquals(RepairRecord.Rung.FAILED, record().rung());
+        assertEquals(List.of("fail", "recurred"), last.changes());
+    }
+
+    @Test
     void whenSlurmReturnsTheNodeItselfAfterTheRebootTheRebootStillCounts() throws IOException {
         run(verdict(xid()));
         slurm.rebootIssued(NODE);

@@ -2,8 +2,6 @@ package dev.nhc.cli;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nhc.engine.plan.Plan;
-import dev.nhc.engine.state.StateDirectory;
-import dev.nhc.engine.state.StateStore;
 import dev.nhc.slurm.history.History;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -13,7 +11,6 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,8 +25,8 @@ final class HistoryCommand implements Callable<Integer> {
     @Mixin
     ConfigOption config = new ConfigOption();
 
-    @Option(names = "--state-dir", paramLabel = "DIR", description = "The state directory (overrides settings.state_dir).")
-    Path stateDir;
+    @Mixin
+    StateDirOption stateDir = new StateDirOption();
 
     @Option(names = {"-n", "--last"}, paramLabel = "N", description = "Only the last N entries.")
     Integer last;
@@ -53,21 +50,12 @@ final class HistoryCommand implements Callable<Integer> {
         if (plan == null) {
             return ExitCodes.INVALID;
         }
-        Path dir = stateDir != null ? stateDir : plan.settings().stateDir();
-        StateStore store = new StateStore(dir);
-        History.Read read = new History.Read(List.of(), 0, null);
-        try {
-            store.checkDirectory();
-            read = History.read(store.section(History.SECTION));
-        } catch (dev.nhc.engine.files.UntrustedPathException e) {
-            System.err.println("nhc: " + StateDirectory.refusal(dir, e));
-            return ExitCodes.INTERNAL;
-        } catch (IOException e) {
-            if (Files.exists(dir)) {
-                System.err.println("nhc: cannot read the state in " + dir + ": " + dev.nhc.engine.files.IoReason.of(e));
-                return ExitCodes.INTERNAL;
-            }
+        StateDirOption.Opened state = stateDir.open(plan, System.err);
+        if (state.exitCode() != null) {
+            return state.exitCode();
         }
+        Path dir = state.dir();
+        History.Read read = state.store() == null ? new History.Read(List.of(), 0, null) : History.read(state.store().section(History.SECTION));
         List<History.Entry> entries = read.entries();
         if (last != null && entries.size() > last) {
             entries = entries.subList(entries.size() - last, entries.size());

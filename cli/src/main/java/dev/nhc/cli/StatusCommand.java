@@ -4,8 +4,6 @@ import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nhc.daemon.DaemonClient;
 import dev.nhc.daemon.DaemonSettings;
 import dev.nhc.engine.plan.Plan;
-import dev.nhc.engine.state.StateDirectory;
-import dev.nhc.engine.state.StateStore;
 import dev.nhc.slurm.SlurmRecord;
 import dev.nhc.slurm.SlurmSection;
 import dev.nhc.slurm.SlurmSettings;
@@ -36,8 +34,8 @@ final class StatusCommand implements Callable<Integer> {
     @Mixin
     ConfigOption config = new ConfigOption();
 
-    @Option(names = "--state-dir", paramLabel = "DIR", description = "The state directory (overrides settings.state_dir).")
-    Path stateDir;
+    @Mixin
+    StateDirOption stateDir = new StateDirOption();
 
     @Option(names = "--json", description = "Print exactly one JSON object: node, slurm, repair, last_verdict, daemon.")
     boolean json;
@@ -54,24 +52,17 @@ final class StatusCommand implements Callable<Integer> {
         if (plan == null) {
             return ExitCodes.INVALID;
         }
-        Path dir = stateDir != null ? stateDir : plan.settings().stateDir();
-        if (!Files.exists(dir)) {
-            return print(plan, dir, null, null);
+        StateDirOption.Opened state = stateDir.open(plan, System.err);
+        if (state.exitCode() != null) {
+            return state.exitCode();
         }
-        StateStore store = new StateStore(dir);
-        try {
-            store.checkDirectory();
-        } catch (dev.nhc.engine.files.UntrustedPathException e) {
-            System.err.println("nhc: " + StateDirectory.refusal(dir, e));
-            return ExitCodes.INTERNAL;
-        } catch (IOException e) {
-            System.err.println("nhc: cannot read the state in " + dir + ": " + dev.nhc.engine.files.IoReason.of(e));
-            return ExitCodes.INTERNAL;
+        if (state.store() == null) {
+            return print(plan, state.dir(), null, null);
         }
-        SlurmRecord record = SlurmRecord.read(store.section(SlurmSection.KEY));
-        List<History.Entry> history = History.read(store.section(History.SECTION)).entries();
+        SlurmRecord record = SlurmRecord.read(state.store().section(SlurmSection.KEY));
+        List<History.Entry> history = History.read(state.store().section(History.SECTION)).entries();
         History.Entry lastVerdict = history.stream().filter(e -> e.event() == History.Event.VERDICT).reduce((a, b) -> b).orElse(null);
-        return print(plan, dir, record, lastVerdict);
+        return print(plan, state.dir(), record, lastVerdict);
     }
 
     private int print(Plan plan, Path dir, SlurmRecord record, History.Entry lastVerdict) throws IOException {

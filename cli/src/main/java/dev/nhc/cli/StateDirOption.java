@@ -1,0 +1,41 @@
+package dev.nhc.cli;
+
+import dev.nhc.engine.files.IoReason;
+import dev.nhc.engine.files.UntrustedPathException;
+import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.state.StateDirectory;
+import dev.nhc.engine.state.StateStore;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** The {@code --state-dir} option of the commands that only read nhc's state, and the one place that state is opened for reading. */
+final class StateDirOption {
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "The state directory (overrides settings.state_dir).")
+    Path dir;
+
+    /** The state to read: {@code store} null when the directory does not exist yet; {@code exitCode} set when it must not be read. */
+    record Opened(Path dir, StateStore store, Integer exitCode) {
+    }
+
+    Opened open(Plan plan, PrintStream err) {
+        Path d = dir != null ? dir : plan.settings().stateDir();
+        if (!Files.exists(d)) {
+            return new Opened(d, null, null);
+        }
+        StateStore store = new StateStore(d);
+        try {
+            store.checkDirectory();
+        } catch (UntrustedPathException e) {
+            err.println("nhc: " + StateDirectory.refusal(d, e));
+            return new Opened(d, null, ExitCodes.INTERNAL);
+        } catch (IOException e) {
+            err.println("nhc: cannot read the state in " + d + ": " + IoReason.of(e));
+            return new Opened(d, null, ExitCodes.INTERNAL);
+        }
+        return new Opened(d, store, null);
+    }
+}

@@ -95,7 +95,7 @@ final class Repairs {
 
     /**
      * Says how the node left nhc's hands, for the history, just before the ledger forgets its hold:
-     * Slurm returned it to service after the reboot (ReturnToService=2), or someone took it over.
+     * back in service after the reboot (slurmctld's ReturnToService=2, or an admin), or someone took it over.
      */
     void lost(NodeStatus status) {
         RepairRecord.Rung rung = record.rung();
@@ -103,8 +103,8 @@ final class Repairs {
             return;
         }
         if (rung == RepairRecord.Rung.REBOOTED && !status.held()) {
-            history.add(History.Event.RESUMED_BY_SLURM, "slurmctld returned the node to service after the reboot, before nhc's"
-                    + " re-check (ReturnToService=2); Slurm shows " + status.describe(), now);
+            history.add(History.Event.RETURNED_TO_SERVICE, "the node went back to work after the reboot before nhc resumed it"
+                    + " (slurmctld with ReturnToService=2, or an admin); Slurm shows " + status.describe(), now);
         } else {
             history.add(History.Event.TOOK_OVER, "Slurm shows " + status.describe() + ", no longer as nhc left it ('"
                     + ledger.ownedReason() + "')", now);

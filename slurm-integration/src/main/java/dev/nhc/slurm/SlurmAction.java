@@ -210,7 +210,14 @@ public final class SlurmAction implements VerdictAction {
                 return outcome();
             }
             switch (intent.kind()) {
-                case HOLD -> repair(ledger, status, ours, intent, verdict, repairs, now);
+                // A drain kept from a run that could not reach Slurm is applied as it was meant; the ladder is for this verdict.
+                case HOLD -> {
+                    if (intent == fresh) {
+                        repair(ledger, status, ours, intent, verdict, repairs, now);
+                    } else {
+                        hold(ledger, status, ours, intent, now);
+                    }
+                }
                 case RELEASE -> release(ledger, status, ours, repairs, now);
                 case NOTHING -> {
                     if (ours) {

@@ -309,7 +309,7 @@ class RepairLadderTest {
         run(verdict());
         assertEquals(List.of(), slurm.updates());
         assertNull(record().rung());
-        assertTrue(events().contains(History.Event.RESUMED_BY_SLURM), events().toString());
+        assertTrue(events().contains(History.Event.RETURNED_TO_SERVICE), events().toString());
 
         run(verdict(xid()));
         assertEquals(List.of(reboot(reason(2))), slurm.reboots());
@@ -472,6 +472,22 @@ class RepairLadderTest {
 
         run(verdict(xid()));
         assertEquals(List.of(), slurm.reboots(), "the mark outlives the run that found the damage");
+    }
+
+    @Test
+    void aFailKeptWhileSlurmWasUnreachableIsAppliedAsItWasMeantNotAsAReboot() throws IOException {
+        slurm.down(true);
+        section.put("retries", 0L);
+        run(verdict(xid()));
+        assertEquals(List.of(), slurm.updates());
+        slurm.down(false);
+
+        run(verdict()); // the latch is still there on this boot, but this run's verdict has no fault to reboot for
+        assertEquals(List.of(), slurm.reboots(), "the ladder is for this run's verdict, not for one kept from before");
+        assertEquals("IDLE+FAIL", slurm.state(NODE));
+        assertTrue(said().contains("applying the fail intended"), said());
+        assertTrue(!said().contains("no reboot:"), "no ladder decision on a verdict without a fault: " + said());
+        assertNull(record().rung());
     }
 
     @Test

@@ -30,7 +30,7 @@ public final class History {
 
     /** What an entry records. */
     public enum Event {
-        VERDICT, DRAIN, FAIL, UPDATE_REASON, RESUME, REBOOT_REQUESTED, REBOOT_SEEN, RESUMED_BY_SLURM, TOOK_OVER;
+        VERDICT, DRAIN, FAIL, UPDATE_REASON, RESUME, REBOOT_REQUESTED, REBOOT_SEEN, RETURNED_TO_SERVICE, TOOK_OVER;
 
         public String label() {
             return name().toLowerCase(Locale.ROOT);

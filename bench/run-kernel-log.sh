@@ -32,5 +32,5 @@ chmod 644 "$work/xid.yaml"
 "$NHC" run -c "$work/xid.yaml" >/dev/null 2>&1 || true   # prime the cursor for the no-new-lines variant
 echo "== gpu.xid over a 1,000,000-line kernel log ($(du -h "$work/kern.log" | cut -f1))"
 python3 bench.py --runs "$RUNS" --warmup 1 --json results/kernel-log.json \
-  "xid-1M-lines-first-scan=sh -c 'rm -rf $work/state/check.xid.json; exec $NHC run -c $work/xid.yaml'" \
+  "xid-1M-lines-first-scan=sh -c 'rm -rf $work/state; exec $NHC run -c $work/xid.yaml'" \
   "xid-no-new-lines=$NHC run -c $work/xid.yaml"

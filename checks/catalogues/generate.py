@@ -15,6 +15,8 @@ Sources:
          NVIDIA's Xid-Catalog.xlsx (https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html)
          DCGM modules/health/DcgmHealthWatch.cpp, BuildXidMappings — DCGM's health rules per XID
          the driver's src/common/sdk/nvidia/inc/nverror.h — XIDs newer than the catalogue, by name
+  NVLink5 gpud components/accelerator/nvidia/xid/catalog_generated.go, nvlinkRules — gpud's transcription
+         of the catalogue's sheet "XID 144-150 Decode" (unit, intrinfo bit patterns, error status, resolution)
   SXids  gpud components/accelerator/nvidia/sxid/sxid.go — gpud's transcription of the Fabric
          Manager User Guide, appendix "NVSwitch SXid errors"
   DCGM   DCGM dcgmlib/dcgm_errors.h (codes, severities, categories) and dcgmlib/src/dcgm_errors.c
@@ -148,6 +150,43 @@ def xids(gpud, dcgm, driver):
           rows)
 
 
+def nvlink5(gpud):
+    path = "components/accelerator/nvidia/xid/catalog_generated.go"
+    src = show(gpud, path)
+    generated = re.search(r"Generated at (\S+)\. Source: (\S+)", src)
+    body = src[src.index("var nvlinkRules = []nvlinkRule{"):]
+    body = body[:body.index("\n}\n")]
+    q = r'"((?:[^"\\]|\\.)*)"'
+    rows = []
+    for m in re.finditer(r"\{Xid: (\d+), Unit: %s, IntrinfoPatternV1: %s, IntrinfoPatternV2: %s, ErrorStatus: (0x[0-9a-fA-F]+), "
+                         r"Resolution: %s, Investigatory: %s, Severity: %s, (?:Action2: %s, )?HwSw: %s, LocalRemote: %s\}"
+                         % (q, q, q, q, q, q, q, q, q), body):
+        xid, unit, v1, v2, status, resolution, investigatory, severity, action2, hwsw, effect = m.groups()
+        for pattern in (v1, v2):
+            if not re.fullmatch(r"[01-]{32}", pattern):
+                sys.exit("catalog_generated.go: intrinfo pattern %r of XID %s %s is not 32 bits of 0, 1 or -" % (pattern, xid, unit))
+        rows.append([xid, clean(unit), v1, v2, "0x%08x" % int(status, 16), clean(resolution), clean(investigatory), clean(severity),
+                     clean(action2 or ""), clean(hwsw), clean(effect)])
+    if len(rows) != body.count("{Xid: "):
+        sys.exit("catalog_generated.go: %d of %d nvlinkRules rows have the expected shape" % (len(rows), body.count("{Xid: ")))
+    target = os.path.join(RESOURCES, "gpu", "xid", "nvlink5-decode.tsv")
+    header = [
+        "NVIDIA's decode of the NVLink5 XIDs 144-150 as gpu.xid judges their lines: one row per unit, intrinfo bit pattern and",
+        "error status, with NVIDIA's resolution and severity for it.",
+        "catalogue: NVIDIA, \"Analyzing Xid Errors with the Xid Catalog\", Xid-Catalog.xlsx, sheet \"XID 144-150 Decode\",",
+        "  %s" % generated.group(2),
+        "  read from leptonai/gpud %s (nvlinkRules) @ %s," % (path, head(gpud, path)),
+        "  gpud's transcription of the spreadsheet, generated %s" % generated.group(1),
+        "regenerate: checks/catalogues/generate.py GPUD_GIT_DIR DCGM_GIT_DIR DRIVER_GIT_DIR (keeps the mapping block)",
+        "columns: xid, unit (the line's unit; / separates names of one unit), intrinfo_v1 and intrinfo_v2 (the bits of the line's",
+        "  first register, most significant first: 0, 1, or - for any; a row matches when either does), error_status (the",
+        "  line's second register), resolution (immediate action), investigatory, severity (NVIDIA's), action2 (a second",
+        "  action; - for none), hw_sw (hardware or software), effect (NVIDIA's local and remote effect)",
+    ]
+    write(target, header, kept_mapping(target), ["xid", "unit", "intrinfo_v1", "intrinfo_v2", "error_status", "resolution", "investigatory",
+                                                 "severity", "action2", "hw_sw", "effect"], rows)
+
+
 def sxids(gpud):
     path = "components/accelerator/nvidia/sxid/sxid.go"
     src = show(gpud, path)
@@ -226,6 +265,7 @@ def main():
         sys.exit(__doc__)
     gpud, dcgm, driver = sys.argv[1], sys.argv[2], sys.argv[3]
     xids(gpud, dcgm, driver)
+    nvlink5(gpud)
     sxids(gpud)
     dcgm_codes(dcgm)
 

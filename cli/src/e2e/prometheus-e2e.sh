@@ -208,7 +208,7 @@ ok "NhcNodeFailing stays inactive while every check passes"
 # ---- 4. flip: the file check fails, GPU 1 logs XID 79 (fatal, latched, remedy reboot), mlx5_1 flaps
 #         three times and stays down --------------------------------------------------------------------
 rm -f "$R/e2e/healthy"
-echo "NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python3, GPU has fallen off the bus." >>"$R/var/log/kern.log"
+echo "[  4242.000001] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python3, GPU has fallen off the bus." >>"$R/var/log/kern.log"
 ib_port mlx5_1 "1: DOWN" "2: Polling" 3 2
 say "flipped: removed /e2e/healthy, appended XID 79 for PCI 0000:3b:00 (GPU 1) to /var/log/kern.log, mlx5_1/1 down after 3 link_downed and 2 link_error_recovery"
 

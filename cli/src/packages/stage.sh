@@ -62,7 +62,13 @@ grep -q '^JAVA_RUNTIME_VERSION=' "$OPT/runtime/release" || printf 'JAVA_RUNTIME_
 
 # ---- config, completion --------------------------------------------------------------------------
 cp "$SRC/nhc.yaml" "$STAGE/etc/nhc/nhc.yaml"
-NHC_CDS=off "$OPT/bin/nhc" check-config -c "$STAGE/etc/nhc/nhc.yaml" >/dev/null || die "the default config does not validate"
+# Validated from a private copy: as root nhc reads only a config no one else can change, and a build
+# tree may well have group-writable directories (git archive | tar -x gives them); that says nothing
+# of the config. mktemp -d makes a directory of the builder's alone under the sticky /tmp.
+cfg=$(mktemp -d)
+cp "$SRC/nhc.yaml" "$cfg/nhc.yaml"
+NHC_CDS=off "$OPT/bin/nhc" check-config -c "$cfg/nhc.yaml" >/dev/null || { rm -rf "$cfg"; die "the default config does not validate"; }
+rm -rf "$cfg"
 NHC_CDS=off "$OPT/bin/nhc" completion bash > "$STAGE/usr/share/bash-completion/completions/nhc"
 
 # ---- modes and times -----------------------------------------------------------------------------

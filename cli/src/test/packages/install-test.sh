@@ -69,6 +69,9 @@ figure ".deb size" "$(( $(stat -c %s "$DEB") / 1024 / 1024 )) MiB ($(basename "$
 figure ".rpm size" "$(( $(stat -c %s "$RPM") / 1024 / 1024 )) MiB ($(basename "$RPM"))"
 
 # ---- install, first verdict ------------------------------------------------------------------------
+# As a run of nhc from the build tree before the package left it (nhc 0.1.0 made it 0755): the
+# package must make it root's alone all the same.
+mkdir -m 755 /var/lib/nhc
 echo "== dpkg -i $(basename "$DEB")"
 t0=$(ms)
 timeout 300 dpkg -i "$DEB" || { bad "dpkg -i"; exit 1; }
@@ -192,7 +195,9 @@ if [ -n "${JDK25:-}" ] && [ -x "$JDK25/bin/java" ]; then
 fi
 
 echo "== dpkg -r nhc"
-timeout 300 dpkg -r nhc || bad "dpkg -r"
+timeout 300 dpkg -r nhc > "$T/remove.out" 2>&1 || bad "dpkg -r"
+cat "$T/remove.out"
+check "dpkg -r warns about nothing" bash -c "! grep -i warning '$T/remove.out'"
 for p in /opt/nhc /usr/bin/nhc /usr/sbin/nhc-slurm /lib/systemd/system/nhc-daemon.service /lib/systemd/system/nhc-run.service \
         /lib/systemd/system/nhc-run.timer /usr/share/bash-completion/completions/nhc; do
     check "removed: $p" test ! -e "$p" -a ! -L "$p"
@@ -205,7 +210,9 @@ leftover=$(find /var/lib/nhc -type f 2>/dev/null | grep -v -E '^/var/lib/nhc/([^
 check "kept in /var/lib/nhc: nhc's state files only (${leftover:-none other})" test -z "$leftover"
 
 echo "== dpkg -P nhc"
-timeout 300 dpkg -P nhc || bad "dpkg -P"
+timeout 300 dpkg -P nhc > "$T/purge.out" 2>&1 || bad "dpkg -P"
+cat "$T/purge.out"
+check "dpkg -P warns about nothing (not about /opt)" bash -c "! grep -i warning '$T/purge.out'"
 check "purged: /etc/nhc" test ! -e /etc/nhc
 check "purged: /var/lib/nhc" test ! -e /var/lib/nhc
 

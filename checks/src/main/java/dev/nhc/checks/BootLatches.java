@@ -93,6 +93,9 @@ public final class BootLatches {
      * {@code what}: the latches ("latched XIDs"), {@code missing}: what may be missing ("fatal XIDs of this boot"),
      * {@code source}: where they show again ("the kernel log").
      */
+    /** The loss's fields reported only when there is a loss: a probe marks them optional after {@link #fields}. */
+    public static final String[] OPTIONAL_FIELDS = {"state_problem", "node_held", "held_by"};
+
     public static ProbeSpec.Builder fields(ProbeSpec.Builder b, String where, String what, String missing, String source) {
         return b.field("state_lost", Unit.BOOLEAN, where + ": " + what + " of this boot could not be read back from the check's state")
                 .field("state_problem", Unit.TEXT, where + ": why they could not")

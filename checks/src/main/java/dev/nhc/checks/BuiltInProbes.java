@@ -23,6 +23,7 @@ import dev.nhc.checks.host.MemoryProbe;
 import dev.nhc.checks.host.ProcessProbe;
 import dev.nhc.checks.host.SystemdUnitProbe;
 import dev.nhc.checks.net.IbPortsProbe;
+import dev.nhc.checks.net.NetInterfaceProbe;
 import dev.nhc.probe.ProbeCatalog;
 
 /** The probes of this module by name; each is created only when a config uses it. */
@@ -56,5 +57,6 @@ public final class BuiltInProbes implements ProbeCatalog {
         r.add("dcgm.diag", DcgmDiagProbe.class);
 
         r.add("ib.ports", IbPortsProbe.class);
+        r.add("net.interface", NetInterfaceProbe.class);
     }
 }

@@ -24,7 +24,7 @@ class ProbeRegistrationTest {
     private static final java.util.Set<String> BUILT_IN = java.util.Set.of(
             "command", "cpu", "dcgm.diag", "dcgm.health", "disk.mount", "disk.usage", "disk.writable", "file",
             "gpu.ecc", "gpu.fabric", "gpu.inventory", "gpu.memory-repair", "gpu.nvlink", "gpu.pcie", "gpu.power", "gpu.thermal", "gpu.xid",
-            "ib.ports", "kernel.log", "kernel.module", "load", "memory", "process", "systemd.unit");
+            "ib.ports", "kernel.log", "kernel.module", "load", "memory", "net.interface", "process", "systemd.unit");
 
     @Test
     void everyProbeIsRegisteredByName() {

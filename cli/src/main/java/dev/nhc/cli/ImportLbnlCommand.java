@@ -15,13 +15,16 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "import-lbnl", description = {
         "Translate an LBNL NHC config (nhc.conf) into an nhc config, written to stdout.",
         "Each line is translated into checks with the same meaning, carried over as a script check that has "
-                + "LBNL NHC evaluate it ('nhc -e', which neither logs nor marks the node offline), or refused; "
-                + "every refused line is printed on stderr as FILE:LINE: reason.",
+                + "LBNL NHC evaluate it ('nhc -e', which neither logs nor marks the node offline), or refused. "
+                + "On stderr: every refused and carried-over line, and every translated one whose checks differ from the LBNL line, "
+                + "as FILE:LINE: what and why.",
         "Exit 0 when every line was translated or carried over, 1 when some were refused (the output has them as "
                 + "comments), 2 when the file cannot be read."})
 final class ImportLbnlCommand implements Callable<Integer> {
@@ -67,17 +70,35 @@ final class ImportLbnlCommand implements Callable<Integer> {
             err.println(file + ": cannot read it: " + ExitCodes.describe(e));
             return ExitCodes.INVALID;
         }
-        LbnlImporter.Result result = new LbnlImporter(lbnlNhc, true).importConfig(file.toString(), content);
+        LbnlImporter.Result result = new LbnlImporter(lbnlNhc).importConfig(file.toString(), content);
         out.print(YamlWriter.write(result));
         out.flush();
+        // The same difference on many lines (twelve ports of one function) is told in full once.
+        Map<String, Integer> told = new HashMap<>();
         for (Entry e : result.entries()) {
-            if (e.kind() == Kind.REFUSED) {
-                err.println(file + ":" + e.line().number() + ": refused: " + e.reason());
+            String where = file + ":" + e.line().number() + ": ";
+            switch (e.kind()) {
+                case REFUSED -> err.println(where + "refused: " + e.reason());
+                case CARRIED_OVER -> err.println(where + "carried over (LBNL NHC evaluates it): " + e.reason());
+                case TRANSLATED -> e.differences().forEach(d -> {
+                    Integer first = told.putIfAbsent(d, e.line().number());
+                    err.println(where + "differs: " + (first == null ? d : "as on line " + first));
+                });
             }
         }
         long translated = result.count(Kind.TRANSLATED);
-        err.println(file + ": " + translated + (translated == 1 ? " line" : " lines") + " translated, " + result.count(Kind.CARRIED_OVER)
+        long carried = result.count(Kind.CARRIED_OVER);
+        err.println(file + ": " + translated + (translated == 1 ? " line" : " lines") + " translated, " + carried
                 + " carried over as LBNL script checks, " + result.count(Kind.REFUSED) + " refused");
+        if (result.hasActions()) {
+            err.println(file + ": the checks with an 'action' (a service LBNL NHC started or restarted) run it only with "
+                    + "settings.run_actions: true, which the imported config leaves off");
+        }
+        boolean scripts = result.entries().stream().anyMatch(e -> e.kind() == Kind.CARRIED_OVER && !e.checks().isEmpty());
+        if (scripts && !Files.isExecutable(Path.of(lbnlNhc))) {
+            err.println("nhc: warning: the carried-over checks run LBNL NHC's " + lbnlNhc + ", which is not installed here; "
+                    + "install LBNL NHC wherever this config runs (or give --lbnl-nhc PATH), or those checks fail");
+        }
         return result.count(Kind.REFUSED) > 0 ? ExitCodes.FAIL : ExitCodes.OK;
     }
 }

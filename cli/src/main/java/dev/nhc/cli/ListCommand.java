@@ -28,8 +28,13 @@ import java.util.concurrent.Callable;
         + "with units, usable in 'warn:' and 'fail:'), and its default rules. Also the keys of a check, of 'settings:' "
         + "and of the integrations' sections."})
 final class ListCommand implements Callable<Integer> {
-    @Parameters(arity = "0..*", paramLabel = "PROBE", description = "Only these probes (e.g. disk.usage gpu.ecc), each with the "
-            + "reference tables it judges by (gpu.xid: NVIDIA's XID and SXid catalogues; dcgm.diag: DCGM's error codes).")
+    /** What {@code nhc list TOPIC} documents besides probes: the keys of a check and of settings:. */
+    private static final String CHECK = "check";
+    private static final String SETTINGS = "settings";
+
+    @Parameters(arity = "0..*", paramLabel = "TOPIC", description = "Only these probes (e.g. disk.usage gpu.ecc), each with the "
+            + "reference tables it judges by (gpu.xid: NVIDIA's XID and SXid catalogues; dcgm.diag: DCGM's error codes), or the "
+            + "keys of 'check', 'settings' or a section such as 'slurm'.")
     List<String> names = new ArrayList<>();
 
     @Option(names = "--names", description = "Print only the probe names, one per line.")
@@ -42,9 +47,16 @@ final class ListCommand implements Callable<Integer> {
     public Integer call() {
         ProbeRegistry registry = ProbeRegistry.load();
         PrintStream out = System.out;
+        List<ConfigSection> sections = new ArrayList<>();
+        ServiceLoader.load(ConfigSection.class, SiteJars.loader()).forEach(sections::add);
+        List<String> topics = new ArrayList<>(registry.names());
+        topics.add(CHECK);
+        topics.add(SETTINGS);
+        sections.forEach(sec -> topics.add(sec.key()));
         for (String n : names) {
-            if (registry.find(n).isEmpty()) {
-                System.err.println("nhc: no probe named '" + n + "'" + dev.nhc.engine.config.Suggest.didYouMean(n, registry.names()));
+            if (!topics.contains(n)) {
+                System.err.println("nhc: no probe or topic named '" + n + "'" + dev.nhc.engine.config.Suggest.didYouMean(n, topics)
+                        + " (topics besides probes: " + String.join(", ", topics.subList(registry.names().size(), topics.size())) + ")");
                 return ExitCodes.INVALID;
             }
         }
@@ -53,7 +65,7 @@ final class ListCommand implements Callable<Integer> {
             return ExitCodes.OK;
         }
         for (Probe p : registry.all().values()) {
-            if (names.isEmpty() || names.contains(p.spec().name())) {
+            if (wanted(p.spec().name())) {
                 printProbe(out, p.spec());
             }
             if (names.contains(p.spec().name())) {
@@ -64,19 +76,29 @@ final class ListCommand implements Callable<Integer> {
                 }
             }
         }
-        if (names.isEmpty()) {
+        if (wanted(CHECK)) {
             out.println("Keys of a check (under checks:)");
             printParams(out, ConfigLoader.checkKeys());
             out.println();
+        }
+        if (wanted(SETTINGS)) {
             out.println("settings:");
             printParams(out, Settings.SPEC);
-            for (ConfigSection s : ServiceLoader.load(ConfigSection.class, SiteJars.loader())) {
+            out.println();
+        }
+        for (ConfigSection sec : sections) {
+            if (wanted(sec.key())) {
+                out.println(sec.key() + ":  " + sec.description());
+                printParams(out, sec.params());
                 out.println();
-                out.println(s.key() + ":  " + s.description());
-                printParams(out, s.params());
             }
         }
         return ExitCodes.OK;
+    }
+
+    /** Everything when no topic is named. */
+    private boolean wanted(String topic) {
+        return names.isEmpty() || names.contains(topic);
     }
 
     private static void printProbe(PrintStream out, ProbeSpec s) {
@@ -92,15 +114,16 @@ final class ListCommand implements Callable<Integer> {
             printParams(out, s.params());
         }
         if (!s.fields().isEmpty()) {
-            out.println("  fields:");
+            out.println("  fields (a rule over one that is not reported is unknown, unless it is marked 'may be absent'):");
             for (FieldSpec f : s.fields()) {
-                out.printf(Locale.ROOT, "    %-28s %-8s %s%n", f.name(), unitLabel(f.unit()), f.description());
+                out.printf(Locale.ROOT, "    %-28s %-8s %s%s%n", f.name(), unitLabel(f.unit()), f.description(),
+                        f.optional() ? " [may be absent]" : "");
             }
         }
         if (!s.defaultRules().isEmpty()) {
             out.println("  default rules (a check's warn: or fail: replaces those of its severity; unknown rules stay):");
             for (DefaultRule r : s.defaultRules()) {
-                out.println("    " + RuleText.of(r));
+                out.println("    " + RuleText.of(r, s) + RuleText.whenItApplies(r, s));
             }
         }
         out.println();

@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
                         + "verdict into what the scheduler understands: Slurm's DRAIN, FAIL and RESUME, or dstack's "
                         + "healthy, warning and failure.",
                 ""},
-        subcommands = {RunCommand.class, ReplayCommand.class, DaemonCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
+        subcommands = {RunCommand.class, ReplayCommand.class, BacktestCommand.class, DaemonCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
                 StatusCommand.class, HistoryCommand.class, ImportLbnlCommand.class, VersionCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {
@@ -32,11 +32,17 @@ public final class Main implements Runnable {
     @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
     boolean help;
 
+    @CommandLine.Option(names = {"-V", "--version"}, description = "Print nhc's version and the Java it runs on (as 'nhc version').")
+    boolean version;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(run(args));
+        int code = run(args);
+        // Run by bin/nhc: "a check failed" gets its own status, since a JVM that cannot start exits 1 too;
+        // the launcher turns it back into 1 and anything else the JVM ends with into 3 (see bin/nhc).
+        System.exit(code == ExitCodes.FAIL && System.getProperty("nhc.launcher") != null ? ExitCodes.FAIL_VIA_LAUNCHER : code);
     }
 
     /**
@@ -62,6 +68,9 @@ public final class Main implements Runnable {
             // No command is a mistake, not a request for help: the help goes where errors go, and the exit code says so.
             HelpLayout.commandLine(new Main()).usage(System.err);
             return ExitCodes.INVALID;
+        }
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+            return new VersionCommand().call();
         }
         if (args[0].equals("run")) {
             RunCommand fast = RunArgs.parse(java.util.Arrays.copyOfRange(args, 1, args.length));
@@ -109,6 +118,7 @@ public final class Main implements Runnable {
             Object sub = switch (args[0]) {
                 case "run" -> new RunCommand();
                 case "replay" -> new ReplayCommand();
+                case "backtest" -> new BacktestCommand();
                 case "daemon" -> new DaemonCommand();
                 case "check-config" -> new CheckConfigCommand();
                 case "list" -> new ListCommand();
@@ -131,6 +141,10 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
+        if (version) {
+            new VersionCommand().call();
+            return;
+        }
         spec.commandLine().usage(System.out);
     }
 }

@@ -9,6 +9,23 @@ final class NodeName {
     private NodeName() {
     }
 
+    /**
+     * The host name as the kernel has it, with its domain when it has one: what host patterns with a
+     * dot ({@code *.cluster.local}) are matched against, as LBNL NHC matched its patterns. The
+     * override, when given, stands for it.
+     */
+    static String fullName(String override) {
+        if (override != null && !override.isBlank()) {
+            return override;
+        }
+        try {
+            return Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+        } catch (IOException e) {
+            String env = System.getenv("HOSTNAME");
+            return env == null ? "localhost" : env;
+        }
+    }
+
     static String resolve(String override, boolean slurm) {
         if (override != null && !override.isBlank()) {
             return override;

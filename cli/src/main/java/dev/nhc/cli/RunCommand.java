@@ -131,7 +131,7 @@ final class RunCommand implements Callable<Integer> {
             StateStore state = new StateStore(dir);
             action.map(a -> a.holds(state, node)).ifPresent(state::nodeHeld);
             PlanExecutor executor = new PlanExecutor(Clock.systemUTC());
-            RunRequest req = RunRequest.of(plan, node, state).withOnly(new LinkedHashSet<>(only));
+            RunRequest req = RunRequest.of(plan, node, state).withOnly(new LinkedHashSet<>(only)).withHostName(NodeName.fullName(overrides.hostname));
             Verdict verdict = executor.run(req);
             List<String> notes = new ArrayList<>();
             if (held.note() != null) {

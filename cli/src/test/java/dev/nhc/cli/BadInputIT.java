@@ -170,7 +170,7 @@ class BadInputIT {
         NhcProcess.Result r = NhcProcess.run(dir, Map.of());
         assertEquals(2, r.exit(), r.out() + r.err());
         assertEquals("", r.out());
-        assertTrue(r.err().startsWith("Usage: nhc [-h] COMMAND"), r.err());
+        assertTrue(r.err().startsWith("Usage: nhc [-hV] COMMAND"), r.err());
         assertTrue(r.err().contains("  replay ") && r.err().contains("Exit codes:"), r.err());
     }
 
@@ -205,18 +205,20 @@ class BadInputIT {
     }
 
     @Test
-    void anUnreadableCaptureWithJsonNamesTheFileAndLine() throws Exception {
+    void anUnreadableCaptureWithJsonIsUnknownAndNamesTheFileAndLine() throws Exception {
         Path c = dir.resolve("nhc.yaml");
-        Files.writeString(c, cfg("  - { name: a, use: test.wait }\n"));
+        Files.writeString(c, cfg("  - { name: a, use: gpu.memory-repair }\n"));
         Path capture = dir.resolve("garbled.txt");
         Files.writeString(capture, "\n==============NVSMI LOG==============\n\nAttached GPUs : 1\nGPU 00000001:00:00.0\n    Retired Pages\n"
                 + "        Single Bit ECC : many\n");
-        NhcProcess.Result r = NhcProcess.run(dir, NhcProcess.withTestProbes(), "replay", "--json", "-c", c.toString(), "--nvidia-smi-q", capture.toString());
-        Map<String, Object> m = jsonError(r, 2);
-        assertEquals(capture + " is not a readable nvidia-smi capture; nothing was judged", m.get("error"));
-        Map<?, ?> first = (Map<?, ?>) ((List<?>) m.get("problems")).get(0);
-        assertEquals(capture.toString(), first.get("file"));
-        assertEquals(7, first.get("line"));
-        assertTrue(String.valueOf(first.get("message")).startsWith("expected a number for 'Single Bit ECC'"), r.out());
+        // issue 18 item 4: what nhc could not read is judged unknown with the reason, never refused and never a pass
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "replay", "--json", "-c", c.toString(), "--nvidia-smi-q", capture.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        Map<String, Object> m = JSON.std.mapFrom(r.out());
+        assertEquals("unknown", m.get("severity"), r.out());
+        Map<?, ?> finding = (Map<?, ?>) ((List<?>) m.get("findings")).get(0);
+        assertEquals("unknown", finding.get("severity"), r.out());
+        assertTrue(String.valueOf(finding.get("message")).contains(capture + " is partial: GPU 0 (0001:00:00.0): line 7: expected a number for 'Single Bit ECC', found 'many'"),
+                r.out());
     }
 }

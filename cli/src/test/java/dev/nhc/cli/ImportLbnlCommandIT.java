@@ -11,13 +11,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code nhc import-lbnl} as a process: YAML on stdout that check-config accepts, refusals on stderr, exit codes. */
+/** {@code nhc import-lbnl} as a process: YAML on stdout that check-config accepts, what differs on stderr, exit codes. */
 class ImportLbnlCommandIT {
     @TempDir
     Path dir;
 
     @Test
-    void writesAConfigThatNhcLoadsAndNamesEveryRefusedLine() throws Exception {
+    void writesAConfigThatNhcLoadsAndSaysOnStderrWhatItCouldNotKeep() throws Exception {
         Path conf = dir.resolve("nhc.conf");
         Files.writeString(conf, """
                 # LBNL NHC config written for this test
@@ -28,20 +28,70 @@ class ImportLbnlCommandIT {
                 * || check_hw_eth lo
                 * || export NHC_RM=sge
                 check_hw_cpuinfo 1
+                * || check_ps_service -u root -S sshd
+                * || check_hw_gm myri0
                 """);
-        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "import-lbnl", conf.toString());
-        assertEquals(1, r.exit(), "some lines were refused: " + r.err());
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "import-lbnl", "--lbnl-nhc", dir.resolve("no-lbnl-nhc").toString(), conf.toString());
+        assertEquals(1, r.exit(), "a line was refused: " + r.err());
         assertTrue(r.err().contains(conf + ":7: refused: NHC_RM=sge"), r.err());
-        assertTrue(r.err().contains(conf + ":8: refused: no '||'"), r.err());
-        assertTrue(r.err().contains("4 lines translated, 1 carried over as LBNL script checks, 2 refused"), r.err());
+        assertTrue(r.err().contains(conf + ":8: differs: LBNL NHC skips this line (it has no '||'"), r.err());
+        assertTrue(r.err().contains(conf + ":9: differs: LBNL NHC runs '/sbin/service sshd start' when sshd is not running; nhc does so only with "
+                + "settings.run_actions: true"), r.err());
+        assertTrue(r.err().contains(conf + ":10: carried over (LBNL NHC evaluates it): nhc has no Myrinet probe"), r.err());
+        assertTrue(r.err().contains("7 lines translated, 1 carried over as LBNL script checks, 1 refused"), r.err());
+        assertTrue(r.err().contains("nhc: warning: the carried-over checks run LBNL NHC's " + dir.resolve("no-lbnl-nhc") + ", which is not installed here"),
+                r.err());
         assertTrue(r.out().startsWith("# nhc config imported by 'nhc import-lbnl'"), r.out());
         Path yaml = dir.resolve("nhc.yaml");
         Files.writeString(yaml, r.out());
         NhcProcess.Result check = NhcProcess.run(dir, Map.of(), "check-config", "-c", yaml.toString());
         assertEquals(0, check.exit(), check.out() + check.err() + r.out());
-        assertTrue(check.out().contains("valid, 4 checks"), check.out());
-        assertTrue(check.out().contains("fs-mount-rw-root (disk.mount)"), check.out());
-        assertTrue(check.out().contains("lbnl-hw-eth-lo (script)"), check.out());
+        assertTrue(check.out().contains("valid, 6 checks"), check.out());
+        assertTrue(check.out().contains("root-mount-rw (disk.mount)"), check.out());
+        assertTrue(check.out().contains("net-lo (net.interface)"), check.out());
+        assertTrue(check.out().contains("lbnl-hw-gm-myri0 (script)"), check.out());
+    }
+
+    @Test
+    void checkHwIbWithLbnlsDevicePortPassesOnAnActivePortAndFailsWhenItIsDown() throws Exception {
+        Path conf = Files.writeString(dir.resolve("ib.conf"), "* || check_hw_ib 400 mlx5_0:1\n");
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "import-lbnl", conf.toString());
+        assertEquals(0, r.exit(), r.err());
+        Path root = dir.resolve("root");
+        Path port = Files.createDirectories(root.resolve("sys/class/infiniband/mlx5_0/ports/1"));
+        Files.writeString(port.resolve("state"), "4: ACTIVE\n");
+        Files.writeString(port.resolve("phys_state"), "5: LinkUp\n");
+        Files.writeString(port.resolve("rate"), "400 Gb/sec (4X NDR)\n");
+        Files.writeString(port.resolve("link_layer"), "InfiniBand\n");
+        Files.createDirectories(root.resolve("sys/class/infiniband_mad"));
+        Files.writeString(root.resolve("sys/class/infiniband_mad/abi_version"), "5\n");
+        Path yaml = Files.writeString(dir.resolve("ib.yaml"), r.out().replaceFirst("(?m)^nhc: 1$",
+                "nhc: 1\nsettings: { root: " + root + ", state_dir: " + dir.resolve("state") + " }"));
+        NhcProcess.Result healthy = NhcProcess.run(dir, Map.of(), "run", "-c", yaml.toString());
+        assertEquals(0, healthy.exit(), healthy.out() + healthy.err() + r.out());
+        Files.writeString(port.resolve("state"), "1: DOWN\n");
+        Files.writeString(port.resolve("phys_state"), "3: Disabled\n");
+        NhcProcess.Result down = NhcProcess.run(dir, Map.of(), "run", "-c", yaml.toString());
+        assertEquals(1, down.exit(), down.out() + down.err());
+        assertTrue(down.out().contains("ib-mlx5_0-400"), down.out());
+        Files.writeString(port.resolve("state"), "4: ACTIVE\n");
+        Files.writeString(port.resolve("phys_state"), "5: LinkUp\n");
+        Files.writeString(port.resolve("rate"), "200 Gb/sec (4X HDR)\n");
+        assertEquals(1, NhcProcess.run(dir, Map.of(), "run", "-c", yaml.toString()).exit(), "LBNL wants exactly 400 Gb/s");
+    }
+
+    @Test
+    void checkConfigRefusesADeviceNameIbPortsCannotResolve() throws Exception {
+        Path yaml = Files.writeString(dir.resolve("bad.yaml"), """
+                nhc: 1
+                checks:
+                  - name: ib
+                    use: ib.ports
+                    with: { rate: 400, devices: ["mlx5_0 port 1"] }
+                """);
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "check-config", "-c", yaml.toString());
+        assertEquals(2, r.exit(), r.out() + r.err());
+        assertTrue(r.err().contains(yaml + ":5:") && r.err().contains("'mlx5_0 port 1' is not a device (mlx5_0), a device and port"), r.err());
     }
 
     @Test

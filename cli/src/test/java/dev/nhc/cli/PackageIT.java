@@ -174,17 +174,28 @@ class PackageIT {
         assertTrue(info.contains("Version: " + VERSION + "\n"), info);
         assertTrue(info.matches("(?s).*Architecture: (amd64|arm64)\n.*"), info);
         // dpkg-deb -I marks executable control members with '*'
-        for (String script : List.of("postinst", "prerm", "postrm")) {
+        for (String script : List.of("preinst", "postinst", "prerm", "postrm")) {
             assertTrue(info.matches("(?s).*\\*\\s+" + script + "\\s+#!/bin/sh.*"), script + " executable: " + info);
         }
         String postinst = exec("dpkg-deb", "-I", deb.toString(), "postinst");
         assertTrue(postinst.contains("systemctl daemon-reload"), postinst);
         assertFalse(START.matcher(postinst).find(), "no service is enabled or started: " + postinst);
         assertTrue(exec("dpkg-deb", "-I", deb.toString(), "postrm").contains("purge"), "purge removes the state");
+        // A /var/lib/nhc made before the package (by a run from the build) is made root's alone all the same.
+        assertTrue(postinst.contains("chmod 0700 /var/lib/nhc"), postinst);
+        // /opt is the system's: listed by nhc alone, dpkg would try to remove it on purge and warn that it is not empty.
+        assertFalse(entries.containsKey("/opt"), "the .deb lists /opt itself");
 
         // The runtime's exact version names the shipped archive (the launcher looks it up by that name).
         Path x = Files.createTempDirectory("nhc-deb");
         exec("dpkg-deb", "-x", deb.toString(), x.toString());
+        // Every file as staged, byte for byte (the .deb is rewritten after jdeb; see drop-opt-entry.sh).
+        try (Stream<Path> walk = Files.walk(stage)) {
+            for (Path staged : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
+                Path unpacked = x.resolve(stage.relativize(staged).toString());
+                assertEquals(-1L, Files.mismatch(staged, unpacked), "deb: " + stage.relativize(staged) + " differs from the staged file");
+            }
+        }
         String release = Files.readString(x.resolve("opt/nhc/runtime/release"));
         String version = release.lines().filter(l -> l.startsWith("JAVA_RUNTIME_VERSION=")).findFirst().orElseThrow()
                 .replaceFirst("^JAVA_RUNTIME_VERSION=\"?([^\"]*)\"?$", "$1");

@@ -4,8 +4,12 @@ import com.fasterxml.jackson.jr.ob.JSON;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.nhc.daemon.FdBudget;
 import dev.nhc.daemon.HostPort;
 import dev.nhc.daemon.JdkHttpServers;
+import dev.nhc.daemon.http.FrontLimits;
+import dev.nhc.daemon.http.HttpAnswer;
+import dev.nhc.daemon.http.HttpFront;
 import dev.nhc.engine.config.OnUnknown;
 import dev.nhc.model.Verdict;
 import org.slf4j.Logger;
@@ -36,6 +40,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -49,7 +54,7 @@ import java.util.function.Supplier;
  * {@code java.net.http.HttpClient} streams both ways, so nhc carries no HTTP parser and no extra
  * dependency.
  *
- * <p>Capacity: {@link ProxyFront} listens, reads request heads on one selector thread and answers
+ * <p>Capacity: an {@link HttpFront} ({@link #LIMITS}) listens, reads request heads on one selector thread and answers
  * the health route there, from memory, without a thread per connection; any other request is
  * relayed to the JDK server on a loopback port, whose threads ({@link #FRONT_THREADS}) read it and
  * hand it to a separate pool of {@code threads} pass-through workers with a bounded queue. So a
@@ -58,9 +63,10 @@ import java.util.function.Supplier;
  * connecting to the shim ({@link Limits#connect()}), its response head and any stall of its
  * response body ({@link Limits#upstream()}; a stalled body is cut off, and the client sees a
  * broken response, never a short one passed off as whole); a request head must arrive within
- * {@link ProxyFront#HEAD_DEADLINE}, and a relayed request's head and body within
+ * {@code LIMITS.head()}, and a relayed request's head and body within
  * {@code sun.net.httpserver.maxReqTime} seconds (30 unless set), else the client is disconnected.
- * {@link #problems()} says when the pass-through pool is full, the shim hangs or the listener stopped, for /healthz.
+ * {@link #problems()} says when the pass-through pool is full or the shim hangs, for /healthz; should the
+ * listener stop, the daemon is told ({@code fatal}) and exits, so that systemd starts it again.
  * Bodies are streamed, never held whole.
  */
 public final class ShimProxy implements AutoCloseable {
@@ -88,6 +94,16 @@ public final class ShimProxy implements AutoCloseable {
     static final int FRONT_THREADS = 32;
 
     /**
+     * The listener's limits: 4096 connections (a thousand concurrent polls and then some), of which
+     * 1024 from one address and 512 relayed, within the process's file descriptors; a client that
+     * holds idle connections only makes room for the next poll (see {@link HttpFront}). The JDK
+     * server behind gets at most the relayed ones, and its queue ({@link #FRONT_THREADS} threads,
+     * 4096 waiting) never refuses one: a refused exchange's connection was never closed.
+     */
+    static final FrontLimits LIMITS = new FrontLimits(Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10),
+            FdBudget.connections(4096, 0.5), FdBudget.connections(1024, 0.25), FdBudget.connections(512, 0.07), 8L * 1024 * 1024);
+
+    /**
      * Time limits of pass-through: connecting to the shim; its response head and any stall of its
      * response body; how long a request may wait for a worker; after how long without anything
      * from the shim a request counts as hanging (for /healthz).
@@ -112,7 +128,7 @@ public final class ShimProxy implements AutoCloseable {
     }
 
     private final HttpServer server;
-    private final ProxyFront listener;
+    private final HttpFront listener;
     private final ThreadPoolExecutor front;
     private final ThreadPoolExecutor workers;
     private final int threads;
@@ -132,12 +148,13 @@ public final class ShimProxy implements AutoCloseable {
     }
 
     public ShimProxy(HostPort listen, HostPort shim, int threads, Duration shimTimeout,
-                     Supplier<Verdict> verdict, Supplier<OnUnknown> onUnknown, Stats stats) throws IOException {
-        this(listen, shim, threads, shimTimeout, verdict, onUnknown, stats, Limits.DEFAULT);
+                     Supplier<Verdict> verdict, Supplier<OnUnknown> onUnknown, Stats stats, Consumer<String> fatal) throws IOException {
+        this(listen, shim, threads, shimTimeout, verdict, onUnknown, stats, Limits.DEFAULT, fatal);
     }
 
     ShimProxy(HostPort listen, HostPort shim, int threads, Duration shimTimeout,
-              Supplier<Verdict> verdict, Supplier<OnUnknown> onUnknown, Stats stats, Limits limits) throws IOException {
+              Supplier<Verdict> verdict, Supplier<OnUnknown> onUnknown, Stats stats, Limits limits, Consumer<String> fatal)
+            throws IOException {
         this.shim = shim;
         this.shimBase = "http://" + shim.uriAuthority();
         this.verdict = verdict;
@@ -159,7 +176,8 @@ public final class ShimProxy implements AutoCloseable {
         server.createContext("/", this::handle);
         server.setExecutor(front);
         try {
-            this.listener = new ProxyFront(listen.socketAddress(), server.getAddress(), HEALTH_PATH, this::healthAnswer);
+            this.listener = new HttpFront("dstack proxy", listen.socketAddress(), server.getAddress(), healthRoute(HEALTH_PATH,
+                    this::healthAnswer), LIMITS, fatal);
         } catch (IOException e) {
             calls.close();
             throw new IOException("dstack.listen " + listen + ": cannot listen (" + e.getMessage() + ")", e);
@@ -301,7 +319,20 @@ public final class ShimProxy implements AutoCloseable {
         ex.getResponseBody().write(body);
     }
 
-    /** The health route's answer for {@link ProxyFront}: complete at once when the shim's part is in memory. */
+    /**
+     * What the front answers itself: a plain {@code GET} of the health path (no body, nothing only a
+     * full server does); everything else is relayed.
+     */
+    static HttpFront.Routes healthRoute(String path, Supplier<CompletableFuture<byte[]>> health) {
+        return h -> {
+            if (!h.plain() || !"GET".equals(h.method()) || !path.equals(h.path())) {
+                return null;
+            }
+            return health.get().thenApply(body -> body == null ? null : HttpAnswer.json(200, "OK", body));
+        };
+    }
+
+    /** The health route's answer for the front: complete at once when the shim's part is in memory. */
     private CompletableFuture<byte[]> healthAnswer() {
         stats.requests.increment();
         CompletableFuture<ShimHealth> sh = shimHealth.current();

@@ -1,5 +1,7 @@
 package dev.nhc.dstack;
 
+import dev.nhc.daemon.http.FrontLimits;
+import dev.nhc.daemon.http.HttpFront;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,17 +22,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The listening side alone: health answered from a supplier, everything else relayed to a stand-in server. */
+/** The proxy's listening side alone ({@link HttpFront} with the health route): health answered from a supplier, everything else relayed to a stand-in server. */
 class ProxyFrontTest {
     private static final byte[] BODY = "{\"dcgm\":{\"overall_health\":0,\"incidents\":[]}}".getBytes(StandardCharsets.UTF_8);
 
     private StandInShim backend;
-    private ProxyFront front;
+    private HttpFront front;
+    private final AtomicReference<String> fatal = new AtomicReference<>();
     private final AtomicInteger answers = new AtomicInteger();
     private volatile CompletableFuture<byte[]> next;
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -38,12 +43,16 @@ class ProxyFrontTest {
     @BeforeEach
     void start() throws IOException {
         backend = new StandInShim();
-        front = new ProxyFront(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", backend.address().port()),
-                ShimProxy.HEALTH_PATH, () -> {
-                    answers.incrementAndGet();
-                    CompletableFuture<byte[]> f = next;
-                    return f != null ? f : CompletableFuture.completedFuture(BODY);
-                }, new ProxyFront.Deadlines(Duration.ofMillis(500), Duration.ofSeconds(30), Duration.ofSeconds(10))).start();
+        front = front(() -> {
+            answers.incrementAndGet();
+            CompletableFuture<byte[]> f = next;
+            return f != null ? f : CompletableFuture.completedFuture(BODY);
+        }, ShimProxy.LIMITS.withDeadlines(Duration.ofMillis(500), Duration.ofSeconds(30), Duration.ofSeconds(10)));
+    }
+
+    private HttpFront front(Supplier<CompletableFuture<byte[]>> health, FrontLimits limits) throws IOException {
+        return new HttpFront("dstack proxy", new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", backend.address().port()),
+                ShimProxy.healthRoute(ShimProxy.HEALTH_PATH, health), limits, fatal::set).start();
     }
 
     @AfterEach
@@ -159,10 +168,7 @@ class ProxyFrontTest {
     @Test
     void longHeadsBeyondTheBudgetAreRefusedAndHealthPollsGoOn() throws Exception {
         byte[] longHead = ("GET /api/echo HTTP/1.1\r\nHost: x\r\nX-Long: " + "a".repeat(15_000)).getBytes(StandardCharsets.US_ASCII);
-        try (ProxyFront small = new ProxyFront(new InetSocketAddress("127.0.0.1", 0),
-                new InetSocketAddress("127.0.0.1", backend.address().port()), ShimProxy.HEALTH_PATH,
-                () -> CompletableFuture.completedFuture(BODY), new ProxyFront.Deadlines(Duration.ofSeconds(30), Duration.ofSeconds(30),
-                Duration.ofSeconds(10)), 64 * 1024).start()) {
+        try (HttpFront small = front(() -> CompletableFuture.completedFuture(BODY), ShimProxy.LIMITS.withHeadBudget(64 * 1024))) {
             int port = small.address().getPort();
             List<Socket> heads = new ArrayList<>();
             try {
@@ -213,17 +219,48 @@ class ProxyFrontTest {
         }
     }
 
+    /**
+     * A local user held ~4,200 idle connections and 18 of 20 dstack health polls failed: at the
+     * limit new connections were refused. Now the idle ones make room, and every poll is answered.
+     */
+    @Test
+    void idleConnectionsHeldAtTheLimitDoNotKeepHealthPollsOut() throws Exception {
+        try (HttpFront small = front(() -> CompletableFuture.completedFuture(BODY), ShimProxy.LIMITS.withConnections(64, 32))) {
+            int port = small.address().getPort();
+            List<Socket> idle = new ArrayList<>();
+            try {
+                for (int i = 0; i < 100; i++) {
+                    idle.add(new Socket("127.0.0.1", port));
+                }
+                for (int i = 0; i < 20; i++) {
+                    // A new connection for each poll, as dstack's tunnel opens one.
+                    try (Socket poll = new Socket("127.0.0.1", port)) {
+                        poll.setSoTimeout(20_000);
+                        poll.getOutputStream().write("GET /api/instance/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                                .getBytes(StandardCharsets.US_ASCII));
+                        String got = readAll(poll.getInputStream());
+                        assertTrue(got.startsWith("HTTP/1.1 200 OK\r\n"), "poll " + i + ": " + got);
+                    }
+                    idle.add(new Socket("127.0.0.1", port)); // and the user opens more
+                }
+            } finally {
+                for (Socket s : idle) {
+                    s.close();
+                }
+            }
+        }
+    }
+
     /** An error such as OutOfMemoryError ends the connection it came from, not the loop. */
     @Test
     void anErrorInOneConnectionEndsThatConnectionOnly() throws Exception {
         AtomicInteger calls = new AtomicInteger();
-        try (ProxyFront f = new ProxyFront(new InetSocketAddress("127.0.0.1", 0),
-                new InetSocketAddress("127.0.0.1", backend.address().port()), ShimProxy.HEALTH_PATH, () -> {
-                    if (calls.incrementAndGet() == 1) {
-                        throw new OutOfMemoryError("test");
-                    }
-                    return CompletableFuture.completedFuture(BODY);
-                }).start()) {
+        try (HttpFront f = front(() -> {
+            if (calls.incrementAndGet() == 1) {
+                throw new OutOfMemoryError("test");
+            }
+            return CompletableFuture.completedFuture(BODY);
+        }, ShimProxy.LIMITS)) {
             URI health = URI.create("http://127.0.0.1:" + f.address().getPort() + ShimProxy.HEALTH_PATH);
             try (Socket s = new Socket("127.0.0.1", f.address().getPort())) {
                 s.setSoTimeout(20_000);
@@ -241,7 +278,7 @@ class ProxyFrontTest {
         }
     }
 
-    /** Errors outside any connection that keep coming stop the loop, and it says so (for /healthz). */
+    /** Errors outside any connection that keep coming stop the loop, and it says so: the daemon is told, and exits. */
     @Test
     void aLoopThatKeepsFailingStopsAndSaysSo() throws Exception {
         URI health = URI.create("http://127.0.0.1:" + front.address().getPort() + ShimProxy.HEALTH_PATH);
@@ -260,6 +297,7 @@ class ProxyFrontTest {
         });
         await().atMost(Duration.ofSeconds(10)).until(() -> front.failure() != null);
         assertTrue(front.failure().contains("OutOfMemoryError: test 3"), front.failure());
-        assertTrue(front.failure().contains("restart nhc-daemon"), front.failure());
+        await().atMost(Duration.ofSeconds(10)).until(() -> fatal.get() != null);
+        assertEquals(front.failure(), fatal.get());
     }
 }

@@ -20,6 +20,11 @@ final class Verdicts {
     private Verdicts() {
     }
 
+    /** For a proxy in a test: its listener must never stop. */
+    static final java.util.function.Consumer<String> NOT_FATAL = why -> {
+        throw new AssertionError("the proxy's listener stopped: " + why);
+    };
+
     static Verdict healthy() {
         return with(check("root-fs", "disk.usage", CheckStatus.COMPLETED));
     }

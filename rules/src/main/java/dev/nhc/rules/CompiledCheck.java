@@ -35,6 +35,8 @@ final class CompiledCheck implements CompiledRules {
     private final SlurmState slurmState;
     private final List<FieldSpec> referenced;
     private final Set<String> fieldsRead;
+    /** Per field, the limits its FAIL and WARN rules hold it to: "fail if > 98%, warn if > 90%". */
+    private final Map<String, String> limits;
 
     CompiledCheck(ProbeSpec spec, List<Rule> rules, MessageTemplate template, Remedy remedy, SlurmState slurmState) {
         this.spec = spec;
@@ -56,6 +58,7 @@ final class CompiledCheck implements CompiledRules {
             }
         }
         this.referenced = List.copyOf(fields.values());
+        this.limits = limits(this.rules);
         Set<String> read = new LinkedHashSet<>(fields.keySet());
         for (Rule r : rules) {
             if (r.template() != null) {
@@ -69,6 +72,43 @@ final class CompiledCheck implements CompiledRules {
             template.addFieldNames(read);
         }
         this.fieldsRead = Collections.unmodifiableSet(read);
+    }
+
+    /**
+     * Per field, the limits its FAIL and WARN rules hold it to: "fail if < 1.0 KiB or > 10.0 TiB,
+     * warn if < 256.0 MiB". A map of several conditions is shown whole at its first field ("overall 0
+     * (fail if >= 20 and incidents 0)"): a part of it alone would misstate the rule.
+     */
+    private static Map<String, String> limits(List<Rule> ordered) {
+        Map<String, Map<String, List<String>>> by = new LinkedHashMap<>();
+        int combined = 0;
+        for (Rule r : ordered) {
+            if (r.severity() != Severity.FAIL && r.severity() != Severity.WARN) {
+                continue;
+            }
+            for (Clause c : r.clauses()) {
+                Condition first = c.conditions().get(0);
+                StringBuilder limit = new StringBuilder(first.written());
+                for (Condition more : c.conditions().subList(1, c.conditions().size())) {
+                    limit.append(" and ").append(more.field().name()).append(' ').append(more.written());
+                }
+                // Limits of one severity on the field alone read as alternatives; a whole map stands apart.
+                String group = r.severity().label() + (c.conditions().size() == 1 ? "" : "#" + combined++);
+                List<String> l = by.computeIfAbsent(first.field().name(), k -> new LinkedHashMap<>())
+                        .computeIfAbsent(group, k -> new ArrayList<>());
+                if (!l.contains(limit.toString())) {
+                    l.add(limit.toString());
+                }
+            }
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        by.forEach((field, groups) -> {
+            StringBuilder b = new StringBuilder();
+            groups.forEach((group, limits) -> b.append(b.length() == 0 ? "" : ", ").append(group.replaceFirst("#.*", "")).append(" if ")
+                    .append(String.join(" or ", limits)));
+            out.put(field, b.toString());
+        });
+        return out;
     }
 
     private static int order(Severity s) {
@@ -103,14 +143,18 @@ final class CompiledCheck implements CompiledRules {
     }
 
     /**
-     * The finding for one entity. Clauses over fields the observation lacks are skipped. When no
-     * clause could be judged at all: UNKNOWN if the observation carries no field whatsoever (the
-     * probe saw the entity but could read nothing about it), otherwise PASS — a field that is
-     * merely absent means "not supported on this hardware" (NVML's NOT_SUPPORTED), and turning
-     * that into UNKNOWN would make every older GPU noisy for a rule it cannot have.
+     * The finding for one entity: the first clause that holds, FAIL rules first. When none holds
+     * but a rule could not be judged because a field the probe declares for this entity is
+     * absent (or not a number where one is compared), UNKNOWN naming the field and the entity:
+     * silence is not health. A clause over an optional field that is absent is skipped (NVML's
+     * NOT_SUPPORTED: an older GPU has no such value); when nothing could be judged at all: UNKNOWN
+     * if the observation carries no field whatsoever (the probe saw the entity but could read
+     * nothing about it), otherwise PASS.
      */
     Finding judge(Observation observation, String checkName) {
         boolean judged = false;
+        Rule missingRule = null;
+        Clause missingClause = null;
         for (Rule rule : rules) {
             for (Clause clause : rule.clauses()) {
                 Truth t = clause.test(observation);
@@ -118,7 +162,16 @@ final class CompiledCheck implements CompiledRules {
                     return fired(rule, clause, observation, checkName);
                 }
                 judged |= t == Truth.NO;
+                if (t == Truth.MISSING && missingRule == null) {
+                    missingRule = rule;
+                    missingClause = clause;
+                }
             }
+        }
+        if (missingRule != null) {
+            return new Finding(checkName, observation.entity(), Severity.UNKNOWN, missingClause.missing(observation) + " (the "
+                    + missingRule.severity().label() + " rule " + missingClause.written() + " needs it)", Remedy.NONE, null,
+                    observed(observation, List.of()));
         }
         if (!judged && !rules.isEmpty()) {
             List<String> missing = missing(observation);
@@ -184,9 +237,16 @@ final class CompiledCheck implements CompiledRules {
         return out;
     }
 
-    /** "ok: used_percent 42%, free_bytes 120.3 GiB": the values the rules looked at. */
+    /**
+     * What a PASS compared, so that a pass is never just a word: "/: used_percent 42% (fail if > 98%,
+     * warn if > 90%), mounted true (fail if false)" — the values the FAIL and WARN rules looked at,
+     * each with the limits it was held to.
+     */
     private String summary(Observation observation) {
-        StringBuilder sb = new StringBuilder("ok");
+        StringBuilder sb = new StringBuilder();
+        if (!observation.entity().isNode()) {
+            sb.append(observation.entity().label()).append(": ");
+        }
         int shown = 0;
         for (FieldSpec f : referenced) {
             Object v = observation.get(f.name());
@@ -197,10 +257,14 @@ final class CompiledCheck implements CompiledRules {
                 sb.append(", …");
                 break;
             }
-            sb.append(shown == 0 ? ": " : ", ").append(f.name()).append(' ').append(f.unit().format(v));
+            sb.append(shown == 0 ? "" : ", ").append(f.name()).append(' ').append(f.unit().format(v));
+            String heldTo = limits.get(f.name());
+            if (heldTo != null) {
+                sb.append(" (").append(heldTo).append(')');
+            }
             shown++;
         }
-        return sb.toString();
+        return shown == 0 ? sb.append("ok").toString() : sb.toString();
     }
 
     private List<String> missing(Observation observation) {

@@ -1,6 +1,7 @@
 package dev.nhc.rules;
 
 import dev.nhc.probe.FieldSpec;
+import dev.nhc.text.BoundedRegex;
 import dev.nhc.units.Unit;
 
 import java.util.regex.Pattern;
@@ -19,6 +20,14 @@ sealed interface Condition {
     /** What the condition found, for automatic messages: {@code used_percent 97.2% > 95%}. */
     String describe(Object value);
 
+    /** The test without the field, its threshold in the field's unit: {@code > 98%}, {@code false}, {@code != 'active'}. */
+    String written();
+
+    /** Whether a reported value is of a kind this condition can judge (a number for a numeric test). */
+    default boolean accepts(Object value) {
+        return true;
+    }
+
     /** {@code >, >=, <, <=, ==, !=} over a number, with the threshold already in the field's unit. */
     record Numeric(FieldSpec field, Operator op, double threshold) implements Condition {
         @Override
@@ -36,9 +45,19 @@ sealed interface Condition {
         }
 
         @Override
+        public boolean accepts(Object value) {
+            return value instanceof Number;
+        }
+
+        @Override
         public String describe(Object value) {
             Unit u = field.unit();
             return field.name() + " " + u.format(value) + " " + op.symbol + " " + u.format(threshold);
+        }
+
+        @Override
+        public String written() {
+            return op.symbol + " " + field.unit().format(threshold);
         }
     }
 
@@ -57,18 +76,35 @@ sealed interface Condition {
             String shown = show(value);
             return negate ? field.name() + " is " + shown + ", not " + show(expected) : field.name() + " is " + shown;
         }
+
+        @Override
+        public String written() {
+            if (expected instanceof Boolean b) {
+                return String.valueOf(negate != b);
+            }
+            return (negate ? "!= " : "== ") + show(expected);
+        }
     }
 
-    /** {@code ~ regex} / {@code !~ regex} over a text field; a search, as awk's and Perl's {@code ~}, not a whole-string match. */
+    /**
+     * {@code ~ regex} / {@code !~ regex} over a text field; a search, as awk's and Perl's {@code ~}, not a whole-string match.
+     * Text fields carry what users shaped (log lines, process and file names): a regex that gives up on one decides nothing.
+     */
     record Matches(FieldSpec field, boolean negate, Pattern pattern) implements Condition {
         @Override
         public Truth test(Object value) {
-            return Truth.of(pattern.matcher(String.valueOf(value)).find() != negate);
+            BoundedRegex.Result r = BoundedRegex.find(pattern, String.valueOf(value));
+            return r == BoundedRegex.Result.GAVE_UP ? Truth.UNDECIDED : Truth.of(r.matched() != negate);
         }
 
         @Override
         public String describe(Object value) {
             return field.name() + " " + show(value) + (negate ? " does not match /" : " matches /") + pattern.pattern() + "/";
+        }
+
+        @Override
+        public String written() {
+            return (negate ? "!~ /" : "~ /") + pattern.pattern() + "/";
         }
     }
 

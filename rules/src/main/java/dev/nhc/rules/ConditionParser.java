@@ -99,7 +99,12 @@ final class ConditionParser {
             return problem(node, where, "field " + field.name() + " is " + unitPhrase(unit) + "; '" + number + "' is not (that is "
                     + dimensionName(q.dimension()) + ")", problems);
         }
-        return new Condition.Numeric(field, op, tidy(q.in(unit)));
+        double threshold = q.in(unit);
+        if (!Double.isFinite(threshold)) {
+            // 1e309 is Infinity in a double: "> 1e309%" would be a rule that can never fire, accepted without a word.
+            return problem(node, where, "'" + number + "' is too large a number to compare with (at most about 1.7e308)", problems);
+        }
+        return new Condition.Numeric(field, op, tidy(threshold));
     }
 
     private static Condition bool(FieldSpec field, Operator op, String rest, String text, ConfigNode node, String where, Problems problems) {

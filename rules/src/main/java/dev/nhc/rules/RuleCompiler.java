@@ -121,6 +121,45 @@ final class RuleCompiler {
         }
     }
 
+    /**
+     * What the probe's default rules name that its spec does not declare — a field in a condition,
+     * a placeholder, a remedy field, a {@code when} parameter — whatever a check's parameters:
+     * a check reports a default rule's mistakes only where the rule applies, and a test over every
+     * registered probe runs this to catch the others.
+     */
+    static List<String> undeclaredNames(ProbeSpec spec) {
+        List<String> out = new ArrayList<>();
+        Location at = Location.of(spec.name());
+        for (DefaultRule d : spec.defaultRules()) {
+            String where = "default " + d.severity().label() + " rule " + d.condition();
+            for (ConfigNode alternative : alternatives(ConfigNode.fromPlain(d.condition(), at))) {
+                if (!alternative.isMap() || alternative.entries().isEmpty()) {
+                    out.add(where + ": not a map of field: condition");
+                    continue;
+                }
+                for (String field : alternative.entries().keySet()) {
+                    if (spec.field(field).isEmpty()) {
+                        out.add(where + ": names undeclared field '" + field + "'");
+                    }
+                }
+            }
+            for (String param : d.when().keySet()) {
+                if (spec.param(param).isEmpty()) {
+                    out.add(where + ": 'when' names undeclared parameter '" + param + "'");
+                }
+            }
+            if (d.remedyField() != null && spec.field(d.remedyField()).isEmpty()) {
+                out.add(where + ": remedy field '" + d.remedyField() + "' is not declared");
+            }
+            if (d.message() != null) {
+                Problems own = new Problems();
+                MessageTemplate.parse(d.message(), spec, dev.nhc.probe.Params.empty(), at, where + " message", own);
+                own.list().forEach(p -> out.add(p.message()));
+            }
+        }
+        return out;
+    }
+
     private static void report(Problems own, CheckConfig check, Problems problems) {
         own.list().forEach(p -> problems.add(check.location(), "check '" + check.name() + "': " + p.message() + " (a bug of the probe)"));
     }

@@ -17,4 +17,13 @@ public final class RuleEngine implements RulesCompiler {
     public CompiledRules compile(CheckConfig check, ProbeSpec spec, Problems problems) {
         return RuleCompiler.compile(check, spec, problems);
     }
+
+    /**
+     * What a probe's default rules name that its spec does not declare (fields, placeholders,
+     * remedy fields, {@code when} parameters), one sentence each; empty when nothing. A check
+     * reports these only for the rules that apply to it, so tests run this over every probe.
+     */
+    public static java.util.List<String> undeclaredNames(ProbeSpec spec) {
+        return RuleCompiler.undeclaredNames(spec);
+    }
 }

@@ -35,10 +35,15 @@
  * The check's {@code remedy:} and {@code slurm_state:} override the rule's.
  *
  * <h2>Fields that are not reported</h2>
- * A field a probe leaves out is "not available here" (e.g. NVML's NOT_SUPPORTED). A map over it
- * is skipped unless another of its conditions is false; an entity for which nothing could be
- * judged is PASS ("no rule applies: … not reported"), and UNKNOWN only when the probe reported no
- * field at all for it.
+ * A probe declares what it reports for every entity it sees (of the kinds a field names, see
+ * {@link dev.nhc.probe.FieldSpec}). A declared field that is absent (or text where a number is
+ * compared) makes a map over it undecidable: unless another rule fires, the entity is UNKNOWN
+ * ("field used_percent not reported for /scratch (the fail rule used_percent &gt; 98% needs it)"),
+ * never PASS. A field the spec marks optional may be absent ("not available here", e.g. NVML's
+ * NOT_SUPPORTED): a map over it is skipped unless another of its conditions is false, and an
+ * entity for which nothing could be judged is PASS ("no rule applies: … not reported"), UNKNOWN
+ * only when the probe reported no field at all for it. A PASS says what it compared:
+ * "/: used_percent 41% (fail if &gt; 98%, warn if &gt; 90%)".
  *
  * <h2>for: N</h2>
  * Applied by the engine's severity policy after these rules judged (not here): a WARN or FAIL

@@ -94,4 +94,12 @@ class ConditionTest {
     void text(String condition, String value, boolean expected) throws Exception {
         assertEquals(expected, fires("state", condition, value));
     }
+
+    /** A text field holds what users shaped (a process or file name): a regex that backtracks without end on it decides nothing, either way. */
+    @Test
+    void aRegexThatGivesUpOnAValueNeitherFiresNorClears() throws Exception {
+        String shaped = "job " + "a".repeat(40) + "!";
+        assertEquals(false, fires("state", "\"~ ^job (.*a){20}x\"", shaped));
+        assertEquals(false, fires("state", "\"!~ ^job (.*a){20}x\"", shaped), "a negated one does not fire either");
+    }
 }

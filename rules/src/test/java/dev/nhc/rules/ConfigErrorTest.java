@@ -54,6 +54,18 @@ class ConfigErrorTest {
         assertEquals("nhc.yaml:5:27: check 'root-fs' fail: used_percent: field used_percent is in %; '5GB' is not (that is a size)", only(e));
     }
 
+    /** 1e309 is Infinity as a double: a rule that can never fire must not load as if it could. */
+    @Test
+    void numbersBeyondADoubleAreRejectedAtTheCondition() {
+        ConfigException e = rules.error(CHECK + "    fail: { used_percent: \"> 1e309%\", free_bytes: \"< 1e400GiB\" }\n");
+        List<String> p = e.problems().stream().map(ConfigProblem::toString).toList();
+        assertEquals(List.of(
+                "nhc.yaml:5:27: check 'root-fs' fail: used_percent: '1e309%' is too large a number to compare with (at most about 1.7e308)",
+                "nhc.yaml:5:51: check 'root-fs' fail: free_bytes: '1e400GiB' is too large a number to compare with (at most about 1.7e308)"), p);
+        ConfigException bare = rules.error(CHECK + "    fail: { count: 1e309 }\n");
+        assertTrue(only(bare).contains("'1e309' is too large a number to compare with"), only(bare));
+    }
+
     @Test
     void percentWithAFractionLoads() throws Exception {
         var check = rules.checkYaml(CHECK + "    fail: { used_percent: \"> 99.9%\" }\n");
@@ -66,7 +78,7 @@ class ConfigErrorTest {
     void unknownFieldSuggestsTheClosestAndListsThemAll() {
         ConfigException e = rules.error(CHECK + "    fail:\n      - { used_procent: \"> 95\" }\n");
         assertEquals("nhc.yaml:6:11: check 'root-fs' fail: unknown field 'used_procent' (did you mean 'used_percent'?);"
-                + " probe test.disk reports used_percent, free_bytes, temp, errors, age, power, count, active, state", only(e));
+                + " probe test.disk reports used_percent, free_bytes, temp, errors, age, power, count, active, state, inode_percent, pattern, hits", only(e));
     }
 
     @Test
@@ -130,7 +142,7 @@ class ConfigErrorTest {
     void messagePlaceholdersMustNameAFieldOrABuiltIn() {
         String p = only(rules.error(CHECK + "    fail: { temp: \"> 90C\" }\n    message: \"{entity} at {tmp} ({value}, {check})\"\n"));
         assertEquals("nhc.yaml:6:14: check 'root-fs' message: unknown placeholder '{tmp}' (did you mean 'temp'?)"
-                + " (known: entity, check, value, used_percent, free_bytes, temp, errors, age, power, count, active, state)", p);
+                + " (known: entity, check, value, used_percent, free_bytes, temp, errors, age, power, count, active, state, inode_percent, pattern, hits)", p);
     }
 
     @Test
@@ -162,5 +174,24 @@ class ConfigErrorTest {
         // Replacing the broken default is the admin's way out.
         org.junit.jupiter.api.Assertions.assertDoesNotThrow(
                 () -> loader.parse("x.yaml", "nhc: 1\nchecks:\n  - name: t\n    use: test.broken\n    fail: { temp: \"> 90C\" }\n", null));
+    }
+
+    @Test
+    void aDefaultRuleNamingAnUndeclaredFieldIsFoundWhateverTheChecksParameters() {
+        ProbeSpec spec = ProbeSpec.builder("test.undeclared", "default rules that name what the probe does not report")
+                .param(dev.nhc.probe.ParamSpec.integer("count", "expected"))
+                .field("temp", Unit.CELSIUS, "t")
+                .rule(DefaultRule.fail(Map.of("temperature", "> 90"), "{entity} at {temp}"))
+                .rule(DefaultRule.warn(List.of(Map.of("temp", "> 80"), Map.of("tmep", "< {with.count}")), "{entity} at {tmp}").when("count", 8L))
+                .rule(DefaultRule.warn(Map.of("temp", "> 70"), null).when("mode", "x").remedyFrom("remedy"))
+                .build();
+        assertEquals(List.of(
+                "default fail rule {temperature=> 90}: names undeclared field 'temperature'",
+                "default warn rule [{temp=> 80}, {tmep=< {with.count}}]: names undeclared field 'tmep'",
+                "default warn rule [{temp=> 80}, {tmep=< {with.count}}] message: unknown placeholder '{tmp}' (did you mean 'temp'?)"
+                        + " (known: entity, check, value, temp, with.count)",
+                "default warn rule {temp=> 70}: 'when' names undeclared parameter 'mode'",
+                "default warn rule {temp=> 70}: remedy field 'remedy' is not declared"), RuleEngine.undeclaredNames(spec));
+        assertEquals(List.of(), RuleEngine.undeclaredNames(DiskLikeProbe.SPEC));
     }
 }

@@ -109,7 +109,7 @@ class EvaluationTest {
         CheckConfig quiet = rules.check("fail: none", "warn: none");
         Finding f = rules.one(quiet, obs("/", "used_percent", 99L));
         assertEquals(Severity.PASS, f.severity());
-        assertEquals("ok", f.message());
+        assertEquals("/: ok", f.message());
     }
 
     @Test
@@ -176,7 +176,8 @@ class EvaluationTest {
     void aPassSaysWhatTheRulesLookedAt() throws Exception {
         Finding f = rules.one(rules.check(), obs("/", "used_percent", 42L, "free_bytes", 100L << 30, "errors", 0.0, "active", true));
         assertEquals(Severity.PASS, f.severity());
-        assertEquals("ok: used_percent 42%, errors 0/min, active true", f.message());
+        assertEquals("/: used_percent 42% (fail if > 95%, warn if > 85%), errors 0/min (fail if > 10/min), active true (fail if false)",
+                f.message(), "each value with the limits it was held to");
         assertEquals("c", f.check());
         assertEquals("/", f.entity().label());
     }
@@ -190,7 +191,7 @@ class EvaluationTest {
         CheckConfig both = rules.check("fail: { used_percent: \"> 90\", temp: \"> 80C\" }", "warn: none");
         Finding f = rules.one(both, obs("/", "used_percent", 50L));
         assertEquals(Severity.PASS, f.severity());
-        assertEquals("ok: used_percent 50%", f.message());
+        assertEquals("/: used_percent 50% (fail if > 90% and temp > 80C)", f.message(), "a map of conditions is shown whole");
     }
 
     @Test
@@ -203,6 +204,44 @@ class EvaluationTest {
         Finding nothing = rules.one(c, obs("gpu3"));
         assertEquals(Severity.UNKNOWN, nothing.severity());
         assertEquals("field temp not reported for gpu3", nothing.message());
+    }
+
+    @Test
+    void aDeclaredFieldThatIsAbsentMakesItsRuleUnknownNamingTheFieldAndTheEntity() throws Exception {
+        Finding f = rules.one(rules.check(), obs("/scratch", "active", true));
+        assertEquals(Severity.UNKNOWN, f.severity(), "silence is not health: " + f);
+        assertEquals("field used_percent not reported for /scratch (the fail rule used_percent > 95% needs it)", f.message());
+        // A rule that can be judged and fires still decides.
+        assertEquals(Severity.FAIL, severity(rules.check(), "errors", 12.0));
+        CheckConfig c = rules.check("fail: { used_percent: \"> 95\" }", "warn: { temp: \"> 80C\" }");
+        assertEquals(Severity.WARN, severity(c, "temp", 85L));
+        assertEquals(Severity.UNKNOWN, severity(c, "temp", 70L));
+    }
+
+    @Test
+    void aNumberReportedAsTextIsUnknownNotPass() throws Exception {
+        Finding f = rules.one(rules.check(), obs("/x", "used_percent", "full", "active", true));
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertEquals("field used_percent of /x is 'full', not a number (the fail rule used_percent > 95% needs it)", f.message());
+    }
+
+    @Test
+    void aFieldDeclaredForAnotherKindOfEntityIsNotMissing() throws Exception {
+        CheckConfig c = rules.check("fail: { inode_percent: \"> 90\" }", "warn: none");
+        assertEquals(Severity.PASS, rules.one(c, obs("gpu3", "used_percent", 5L)).severity(), "not reported for this kind");
+        Finding mount = rules.one(c, obs(Map.of("used_percent", 5L)));
+        assertEquals(Severity.UNKNOWN, mount.severity(), "reported for mounts: " + mount);
+        assertEquals("field inode_percent not reported for / (the fail rule inode_percent > 90% needs it)", mount.message());
+    }
+
+    @Test
+    void aFieldReportedBesideAnotherIsMissingOnlyWhereThatOneIs() throws Exception {
+        CheckConfig c = rules.check("fail: { hits: \"> 0\" }", "warn: none");
+        assertEquals(Severity.PASS, rules.one(c, obs("reading", "used_percent", 5L)).severity(), "not a pattern");
+        Finding f = rules.one(c, obs("oom", "used_percent", 5L, "pattern", "Out of memory"));
+        assertEquals(Severity.UNKNOWN, f.severity(), f.toString());
+        assertEquals("field hits not reported for oom (the fail rule hits > 0 needs it)", f.message());
+        assertEquals(Severity.FAIL, rules.one(c, obs("oom", "used_percent", 5L, "pattern", "Out of memory", "hits", 2L)).severity());
     }
 
     @Test

@@ -38,6 +38,9 @@ final class ScriptFindings {
                 .field(SEVERITY, Unit.TEXT, "the severity the script reported for the entity: pass, warn, fail or unknown")
                 .field(MESSAGE, Unit.TEXT, "the script's message for the entity (one line, at most 500 characters)")
                 .field(REMEDY, Unit.TEXT, "the remedy the script suggested: none, restart-app, reset-gpu, reboot or hardware")
+                // A reported finding is known by its severity; the script's own run, or the node, need not have one.
+                .reportedWith(SEVERITY, MESSAGE)
+                .optional(SEVERITY, REMEDY)
                 .rule(DefaultRule.fail(Map.of(SEVERITY, "fail"), "{message}").remedyFrom(REMEDY))
                 .rule(DefaultRule.warn(Map.of(SEVERITY, "warn"), "{message}").remedyFrom(REMEDY))
                 .rule(DefaultRule.unknown(Map.of(SEVERITY, "unknown"), "{message}"));

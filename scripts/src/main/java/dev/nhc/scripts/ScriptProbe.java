@@ -86,7 +86,10 @@ public final class ScriptProbe implements Probe {
             .field("time_limit", Unit.SECONDS, "the time it was given")
             .field("duration", Unit.SECONDS, "how long it ran")
             .field("output_bytes", Unit.BYTES, "how much it printed on stdout")
-            .field("killed_processes", Unit.COUNT, "processes it started that nhc killed (left running, or at the timeout)"))
+            .field("killed_processes", Unit.COUNT, "processes it started that nhc killed (left running, or at the timeout)")
+            // The run is known by its program (the node may also be an entity the script reports on).
+            .reportedWith("program", "exit_code", "worst_reported", "timed_out", "time_limit", "duration", "output_bytes", "killed_processes")
+            .optional("program", "first_line"))
             .rule(DefaultRule.fail(all("exit_code", FAILED, "worst_reported", NO_REPORTED_FAIL, "first_line", HAS_LINE), "{first_line}")
                     .when("convention", "nhc"))
             .rule(DefaultRule.fail(all("exit_code", FAILED, "worst_reported", NO_REPORTED_FAIL), EXITED).when("convention", "nhc"))
@@ -154,6 +157,8 @@ public final class ScriptProbe implements Probe {
         }
         Duration timeout = TIMEOUT.get(ctx.params());
         Duration left = ctx.remaining().minusMillis(200);
+        // Killed a little before the check's deadline, so that its result is still in; messages name the limit as configured.
+        Duration named = ctx.timeLimit(timeout);
         if (timeout == null || timeout.compareTo(left) > 0) {
             timeout = left.isNegative() ? Duration.ofMillis(100) : left;
         }
@@ -170,14 +175,14 @@ public final class ScriptProbe implements Probe {
         } catch (IOException e) {
             return unknown("refusing to run " + command.get(0) + ": cannot check who can change it: " + e.getMessage());
         }
-        return observe(command.get(0), o, timeout);
+        return observe(command.get(0), o, named);
     }
 
     /** The script's own verdict as observations: per entity it reported, and its exit code and first line on the node. */
-    private static ProbeResult observe(String name, ProcessRunner.Result o, Duration timeout) {
+    private static ProbeResult observe(String name, ProcessRunner.Result o, Duration limit) {
         Observation.Builder run = Observation.of(Entity.NODE).put("program", name)
                 .put("exit_code", o.timedOut() ? null : (long) o.exitCode())
-                .put("timed_out", o.timedOut()).put("time_limit", timeout.toMillis() / 1000.0)
+                .put("timed_out", o.timedOut()).put("time_limit", limit.toMillis() / 1000.0)
                 .put("duration", o.elapsed().toMillis() / 1000.0).put("output_bytes", o.stdoutBytes())
                 .put("killed_processes", (long) o.killedChildren());
         if (o.timedOut()) {

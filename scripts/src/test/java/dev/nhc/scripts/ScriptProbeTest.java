@@ -203,6 +203,16 @@ class ScriptProbeTest {
         assertEquals("$(id)|a b|;|*|", r.observations().get(0).get("first_line"));
     }
 
+    /** Killed a little before the check's deadline, but named by the limit as configured: "within 1s", not "within 0.798s". */
+    @Test
+    void aScriptKilledAtTheChecksTimeoutNamesThatTimeout() throws Exception {
+        Path hang = script("hang.sh", "sleep 600");
+        Finding f = Pipeline.only(new Pipeline(tmp, probe).run("- { name: s, use: script, timeout: 1s, with: { command: [" + hang + "] } }"), "s");
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertTrue(f.message().matches("script .*/hang\\.sh did not finish within 1s; killed it and \\d+ process(es)? it started"), f.message());
+        assertEquals(1.0, f.observed().get("time_limit"));
+    }
+
     @Test
     void hangingScriptIsKilledAtItsTimeout() throws Exception {
         long t0 = System.nanoTime();

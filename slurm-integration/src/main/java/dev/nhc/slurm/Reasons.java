@@ -77,7 +77,12 @@ public final class Reasons {
         return bound(b.toString());
     }
 
-    /** One line of printable ASCII: controls and newlines become spaces, double quotes single ones, runs of spaces one. */
+    /**
+     * One line of printable ASCII: controls and newlines become spaces, double quotes single ones,
+     * runs of spaces one. Other characters are written in ASCII (a dash for an em dash, "..." for
+     * an ellipsis, "x" for a multiplication sign, letters without their accents), because sinfo and
+     * scontrol print anything else as '?'; what has no ASCII form is a '?' all the same.
+     */
     static String clean(String text) {
         if (text == null) {
             return "";
@@ -94,13 +99,48 @@ public final class Reasons {
                 b.append('/');
             } else if (c < 0x20 || c == 0x7f) {
                 b.append(' ');
+            } else if (Character.isHighSurrogate(c)) {
+                b.append('?'); // a character past the 16-bit range (an emoji): one '?', not two
+                i += i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1)) ? 1 : 0;
             } else if (c > 0x7e) {
-                b.append('?');
+                b.append(ascii(c));
             } else {
                 b.append(c);
             }
         }
         return b.toString().replaceAll(" {2,}", " ").strip();
+    }
+
+    /** The ASCII for a character past it: the typographic ones nhc's messages use, else the letter without its marks, else '?'. */
+    static String ascii(char c) {
+        String known = switch (c) {
+            case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212' -> "-";
+            case '\u2026' -> "...";
+            case '\u00d7' -> "x";
+            case '\u00b1' -> "+/-";
+            case '\u00b0', '\u00ad', '\u200b' -> "";
+            case '\u2264' -> "<=";
+            case '\u2265' -> ">=";
+            case '\u2260' -> "!=";
+            case '\u2192' -> "->";
+            case '\u2190' -> "<-";
+            case '\u2018', '\u2019', '\u201a', '\u201b', '\u2032', '\u00b4', '\u201c', '\u201d', '\u201e', '\u2033', '\u00ab',
+                 '\u00bb' -> "'";
+            case '\u00a0', '\u2002', '\u2003', '\u2009', '\u202f' -> " ";
+            case '\u2022', '\u00b7' -> "*";
+            case '\u00b5', '\u03bc' -> "u";
+            case '\u00df' -> "ss";
+            case '\u00e6' -> "ae";
+            case '\u00c6' -> "AE";
+            case '\u00f8' -> "o";
+            case '\u00d8' -> "O";
+            default -> null;
+        };
+        if (known != null) {
+            return known;
+        }
+        String base = java.text.Normalizer.normalize(String.valueOf(c), java.text.Normalizer.Form.NFD).replaceAll("\\p{M}+", "");
+        return base.length() == 1 && base.charAt(0) >= 0x20 && base.charAt(0) < 0x7f ? base : "?";
     }
 
     static String bound(String reason) {

@@ -53,10 +53,15 @@ public record SlurmSettings(SlurmState failureState, int resumeAfter, double max
      * first run.
      */
     static Path locate(String configured, String program, Map<String, String> env, boolean rootOnly) {
+        return locate(configured, program, env, rootOnly, BIN_DIRS);
+    }
+
+    /** {@link #locate(String, String, Map, boolean)} with the install directories to try before PATH (tests: none). */
+    static Path locate(String configured, String program, Map<String, String> env, boolean rootOnly, List<String> installDirs) {
         if (configured != null && !configured.isBlank()) {
             return Path.of(configured);
         }
-        List<String> dirs = new ArrayList<>(BIN_DIRS);
+        List<String> dirs = new ArrayList<>(installDirs);
         String path = env.get("PATH");
         if (path != null) {
             dirs.addAll(List.of(path.split(":")));

@@ -30,7 +30,14 @@ class ReasonsTest {
     @Test
     void newlinesQuotesBracketsAndNonAsciiAreCleaned() {
         String r = Reasons.of(List.of(fail("x", "n", "line1\nline2\t\"quoted\" [root@host] 90\u00b0C \\ end")));
-        assertEquals("NHC: x: line1 line2 'quoted' (root@host) 90?C / end", r);
+        assertEquals("NHC: x: line1 line2 'quoted' (root@host) 90C / end", r);
+    }
+
+    /** sinfo and scontrol show anything past ASCII as '?': nhc writes it in ASCII itself. */
+    @Test
+    void typographyAndAccentsAreWrittenInAscii() {
+        String r = Reasons.of(List.of(fail("xid", "GPU 3", "GPU 3: XID 79 \u00d72 \u2014 stays failing\u2026 \u00b1 3% \u2265 5, caf\u00e9 \u2018x\u2019 \u4e2d")));
+        assertEquals("NHC: xid: GPU 3: XID 79 x2 - stays failing... +/- 3% >= 5, cafe 'x' ?", r);
     }
 
     @Test

@@ -76,9 +76,9 @@ class SlurmCommandsTest {
         Path rootBin = dir.resolve("root-bin");
         Path real = TrustFixtures.script(rootBin.resolve("scontrol"), "echo real");
 
-        assertEquals(real, SlurmSettings.locate(null, "scontrol", Map.of("PATH", userBin + ":" + rootBin), true),
+        assertEquals(real, SlurmSettings.locate(null, "scontrol", Map.of("PATH", userBin + ":" + rootBin), true, List.of()),
                 "the user's copy is passed over, not run and not hiding the real one");
-        assertEquals(planted, SlurmSettings.locate(null, "scontrol", Map.of("PATH", "relative:" + userBin), true),
+        assertEquals(planted, SlurmSettings.locate(null, "scontrol", Map.of("PATH", "relative:" + userBin), true, List.of()),
                 "the only copy found is returned, for the run to refuse it by name");
         SlurmUnavailableException e = assertThrows(SlurmUnavailableException.class,
                 () -> commands(2, true).run(List.of(planted.toString(), "show", "node"), x -> true));

@@ -3,6 +3,7 @@ package dev.nhc.checks.dcgm;
 import dev.nhc.checks.dcgm.DcgmDiagReport.Outcome;
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
 import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
@@ -68,6 +69,8 @@ public final class DcgmDiagProbe implements Probe {
             .field("tests_failed", Unit.COUNT, "node: of those, failed")
             .field("skip_reasons", Unit.TEXT, "node: why DCGM skipped tests, when it said")
             .field("runtime_error", Unit.TEXT, "node: DCGM's runtime error beside its results")
+            .reportedFor(Entity.Kind.NODE, "tests", "tests_run", "tests_failed", "skip_reasons", "runtime_error")
+            .optional("results", "runtime_error")
             .rule(DefaultRule.fail(Map.of("failed", "> 0"), "DCGM diag level {level}: {results}"))
             .rule(DefaultRule.warn(Map.of("config_failed", "> 0"),
                     "DCGM diag level {level}: {results} — a configuration problem, not a hardware fault"))
@@ -116,8 +119,8 @@ public final class DcgmDiagProbe implements Probe {
         String args = "diag -r " + level + " -j";
         ProcessRunner.Result o = dcgmi.run(ctx, "diag", "-r", Long.toString(level), "-j");
         if (o.timedOut()) {
-            return DcgmHealthProbe.unreadable("dcgmi " + args + " did not finish within " + o.elapsed().toMillis() / 1000.0
-                    + " s and was killed with its processes; give the check a longer timeout (level 2 takes minutes, level 3 tens of minutes)");
+            return DcgmHealthProbe.unreadable("dcgmi " + args + " did not finish within " + PlanExecutor.human(ctx.timeLimit())
+                    + " and was killed with its processes; give the check a longer timeout (level 2 takes minutes, level 3 tens of minutes)");
         }
         String engine = Dcgmi.hostEngineProblem(o);
         if (engine != null) {
@@ -148,6 +151,10 @@ public final class DcgmDiagProbe implements Probe {
         }
         List<Observation> out = new ArrayList<>();
         observations.forEach(o -> out.add(o.with(Map.of("age", 0L))));
+        // Judged on what it shows; what a capture pasted in part leaves out cannot pass.
+        for (String gap : report.gaps()) {
+            out.add(Observation.unreadable(Entity.NODE, what + " is partial: " + gap));
+        }
         return new ProbeResult(out, null);
     }
 

@@ -4,11 +4,9 @@ import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
 import dev.nhc.model.Entity;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -25,11 +23,19 @@ import java.util.regex.Pattern;
  * A document whose top key holds anything but an object of that shape is not guessed at: it is
  * reported as unreadable, because a partial reading could pass a node that failed.
  *
- * <p>Text (no {@code -j}, e.g. a capture an admin pasted): dcgmi's result table, rows
- * {@code | pcie | Fail |} followed by {@code | Warning | …|} rows whose text dcgmi wrapped at a
- * fixed width, sometimes mid-word.
+ * dcgmi fills the places of tests it did not run with {@code null} ({@code "tests": [{…}, null]}):
+ * they are no test, and are passed over. {@code dcgmi diag --iterations N -j} wraps one such
+ * document per run in {@code "iterations"}, with an {@code "Overall Result"}: every run's results
+ * count, each test named with its run. {@code gaps} says what a capture pasted in part leaves out.
+ *
+ * <p>Text (no {@code -j}, e.g. a capture an admin pasted): {@link DcgmDiagTable}.
  */
-record DcgmDiagReport(List<Result> results, String runtimeError, String format) {
+record DcgmDiagReport(List<Result> results, String runtimeError, String format, List<String> gaps) {
+
+    DcgmDiagReport {
+        results = List.copyOf(results);
+        gaps = List.copyOf(gaps);
+    }
 
     /** How a test ended on an entity. Any status but pass, fail and warn (skip, not run…) verified nothing. */
     enum Outcome { PASS, WARN, FAIL, SKIP }
@@ -86,21 +92,7 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
         if (trimmed.isEmpty()) {
             throw new DcgmOutputException(what + " is empty");
         }
-        return looksLikeJson(text) ? parseJson(text, what) : parseText(text, what);
-    }
-
-    /** JSON unless a table line comes first; dcgmi may print a status sentence before either. */
-    private static boolean looksLikeJson(String text) {
-        for (String line : text.split("\n")) {
-            String l = line.strip();
-            if (l.startsWith("{")) {
-                return true;
-            }
-            if (l.startsWith("|") || l.startsWith("+")) {
-                return false;
-            }
-        }
-        return false;
+        return DcgmDiagTable.isTable(text) ? DcgmDiagTable.parse(text, what) : parseJson(text, what);
     }
 
     static Outcome outcome(String status) {
@@ -124,6 +116,41 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
         if (!(doc instanceof Map<?, ?> root)) {
             throw new DcgmOutputException("cannot parse " + what + ": the document is " + DcgmJson.kind(doc) + ", not an object");
         }
+        if (root.get("iterations") instanceof List<?> runs) {
+            return iterations(root, runs, text, what);
+        }
+        return document(root, text, what);
+    }
+
+    /** {@code --iterations N}: each run's results, named with the run; a run that stopped the rest says so in "Overall Result". */
+    private static DcgmDiagReport iterations(Map<?, ?> root, List<?> runs, String text, String what) throws DcgmOutputException {
+        List<Result> results = new ArrayList<>();
+        List<String> errors = new ArrayList<>();
+        int n = 0;
+        for (Object run : runs) {
+            n++;
+            if (!(run instanceof Map<?, ?> doc)) {
+                continue; // a run that did not happen
+            }
+            DcgmDiagReport one = document(doc, text, what);
+            for (Result r : one.results()) {
+                results.add(new Result(r.category(), r.test() + " (run " + n + ")", r.entity(), r.status(), r.message(), r.errors()));
+            }
+            if (one.runtimeError() != null) {
+                errors.add("run " + n + ": " + one.runtimeError());
+            }
+        }
+        if (root.get("Overall Result") instanceof String overall && outcome(overall) == Outcome.FAIL) {
+            String why = root.get(KEY_WARNING) instanceof String w ? w : "";
+            results.add(new Result("", "Overall Result", Entity.NODE, overall, why, why.isBlank() ? List.of() : List.of(new DiagError(null, null, null, why))));
+        }
+        return new DcgmDiagReport(results, errors.isEmpty() ? null : String.join("; ", errors), "json-iterations", List.of());
+    }
+
+    /** "Warning" beside "Overall Result": why iterations stopped. */
+    private static final String KEY_WARNING = "warning";
+
+    private static DcgmDiagReport document(Map<?, ?> root, String text, String what) throws DcgmOutputException {
         String key = root.containsKey(KEY_V4) ? KEY_V4 : root.containsKey(KEY_V3) ? KEY_V3 : null;
         if (key == null) {
             throw new DcgmOutputException("cannot parse " + what + " at line 1: expected \"" + KEY_V4 + "\" (DCGM 4) or \""
@@ -139,7 +166,9 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
         Object cats = diag.get("test_categories");
         if (cats instanceof List<?> list) {
             for (Object c : list) {
-                categories.add(requireMap(c, "an item of \"test_categories\"", text, "test_categories", what));
+                if (c != null) {
+                    categories.add(requireMap(c, "an item of \"test_categories\"", text, "test_categories", what));
+                }
             }
         } else if (diag.get("tests") instanceof List<?>) {
             categories.add(diag); // some DCGM 4 builds hoist "tests" to the top
@@ -155,11 +184,17 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
                         + ": category \"" + category + "\" has no \"tests\" list");
             }
             for (Object t : tests) {
+                if (t == null) {
+                    continue; // the place of a test dcgmi did not run
+                }
                 Map<?, ?> test = requireMap(t, "a test of category \"" + category + "\"", text, "tests", what);
                 String name = test.get("name") instanceof String s ? s : test.get("test_name") instanceof String s2 ? s2 : "?";
                 int before = results.size();
                 if (test.get("results") instanceof List<?> rs) {
                     for (Object r : rs) {
+                        if (r == null) {
+                            continue;
+                        }
                         Map<?, ?> res = requireMap(r, "a result of test \"" + name + "\"", text, name, what);
                         String status = res.get("status") instanceof String s ? s : "";
                         List<DiagError> errors = errors(res);
@@ -175,7 +210,7 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
                 }
             }
         }
-        return new DcgmDiagReport(results, runtimeError, key.equals(KEY_V4) ? "json-v4" : "json-v3");
+        return new DcgmDiagReport(results, runtimeError, key.equals(KEY_V4) ? "json-v4" : "json-v3", List.of());
     }
 
     private static Map<?, ?> requireMap(Object o, String what, String text, String near, String source) throws DcgmOutputException {
@@ -269,116 +304,5 @@ record DcgmDiagReport(List<Result> results, String runtimeError, String format) 
             }
         }
         return String.join("; ", parts);
-    }
-
-    // ---- text ----------------------------------------------------------------------------
-
-    private static final Pattern ROW = Pattern.compile("^\\|([^|]*)\\|(.*)\\|\\s*$");
-    private static final Pattern STATUS = Pattern.compile("^(Pass|Fail|Warn|Warning|Skip|Not Run)\\b(.*)$", Pattern.CASE_INSENSITIVE);
-    private static final Pattern GPU_LIST = Pattern.compile("GPU[s]?\\s*:?\\s*([0-9][0-9,\\s]*)");
-
-    private static DcgmDiagReport parseText(String text, String what) throws DcgmOutputException {
-        List<Result> results = new ArrayList<>();
-        Map<String, Object> current = null; // test, status, gpus, fragments
-        List<String> fragments = new ArrayList<>();
-        for (String line : text.split("\n")) {
-            Matcher m = ROW.matcher(line.stripTrailing());
-            if (!m.matches()) {
-                continue;
-            }
-            String left = m.group(1).strip();
-            String right = cell(m.group(2));
-            Matcher st = STATUS.matcher(right.strip());
-            if (!left.isEmpty() && !isDetailLabel(left) && st.matches()) {
-                flush(current, fragments, results);
-                current = new LinkedHashMap<>();
-                current.put("test", left);
-                current.put("status", st.group(1));
-                current.put("gpus", gpus(st.group(2)));
-                fragments = new ArrayList<>();
-            } else if (current != null && (left.isEmpty() || isDetailLabel(left))) {
-                if (!right.isBlank()) {
-                    if (isDetailLabel(left) && !fragments.isEmpty()) {
-                        fragments.add("\u0000"); // a new message starts: never glue it to the last one
-                    }
-                    fragments.add(right);
-                }
-            } else {
-                flush(current, fragments, results);
-                current = null;
-                fragments = new ArrayList<>();
-            }
-        }
-        flush(current, fragments, results);
-        if (results.isEmpty()) {
-            throw new DcgmOutputException("cannot parse " + what + ": neither JSON nor dcgmi's result table (first line: "
-                    + DcgmJson.shorten(DcgmJson.firstLine(text)) + ")");
-        }
-        return new DcgmDiagReport(results, null, "text");
-    }
-
-    private static boolean isDetailLabel(String left) {
-        String l = left.toLowerCase(Locale.ROOT);
-        return l.equals("warning") || l.equals("error") || l.equals("info") || l.startsWith("warning") || l.startsWith("error");
-    }
-
-    /** The cell's text without dcgmi's one-space padding on the left and its fill on the right. */
-    private static String cell(String raw) {
-        String s = raw.startsWith(" ") ? raw.substring(1) : raw;
-        return s.stripTrailing();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static void flush(Map<String, Object> current, List<String> fragments, List<Result> out) {
-        if (current == null) {
-            return;
-        }
-        String message = unwrap(fragments);
-        List<DiagError> errors = new ArrayList<>();
-        for (String part : message.split("; ")) {
-            if (!part.isBlank()) {
-                errors.add(new DiagError(null, null, null, part.strip()));
-            }
-        }
-        List<Entity> gpus = (List<Entity>) current.get("gpus");
-        for (Entity entity : gpus.isEmpty() ? List.of(Entity.NODE) : gpus) {
-            out.add(new Result("", (String) current.get("test"), entity, (String) current.get("status"), message, errors));
-        }
-    }
-
-    /** Rejoins text dcgmi wrapped at a fixed width: a full-width fragment was cut mid-word, a shorter one at a space. */
-    private static String unwrap(List<String> fragments) {
-        int width = 0;
-        for (String f : fragments) {
-            width = Math.max(width, f.length());
-        }
-        StringBuilder sb = new StringBuilder();
-        String prev = null;
-        for (String f : fragments) {
-            if (f.equals("\u0000")) {
-                sb.append("; ");
-                prev = null;
-                continue;
-            }
-            if (prev != null && prev.length() < width) {
-                sb.append(' ');
-            }
-            sb.append(prev == null ? f.stripLeading() : f);
-            prev = f;
-        }
-        return sb.toString().strip();
-    }
-
-    private static List<Entity> gpus(String rest) {
-        Matcher g = GPU_LIST.matcher(rest);
-        List<Entity> out = new ArrayList<>();
-        if (g.find()) {
-            for (String id : g.group(1).split("[,\\s]+")) {
-                if (!id.isBlank()) {
-                    out.add(DcgmJson.entity("GPU", id.strip()));
-                }
-            }
-        }
-        return out;
     }
 }

@@ -2,6 +2,7 @@ package dev.nhc.checks.dcgm;
 
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
 import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
@@ -60,6 +61,11 @@ public final class DcgmHealthProbe implements Probe {
             .field("message", Unit.TEXT, "per system, its result and DCGM's message")
             .field("undecided", Unit.BOOLEAN, "DCGM reported a result other than healthy, warning or failure for a system")
             .field("remedy", Unit.TEXT, "reset-gpu when a memory, NVLink or driver system fails (DCGM's advice), else none")
+            // The node's summary is known by overall_health, an entity's incidents by their status (DCGM may file one under the node).
+            .reportedWith("overall_health", "incidents")
+            .reportedWith("status", "systems", "message", "undecided", "remedy")
+            // overall and health are absent when DCGM gave a result nhc cannot rank (the undecided rule says so).
+            .optional("overall_health", "status", "overall", "health")
             .rule(DefaultRule.fail(Map.of("health", ">= 20"), "{entity}: DCGM {message}").remedyFrom("remedy"))
             .rule(DefaultRule.fail(Map.of("overall", ">= 20", "incidents", 0),
                     "DCGM reports overall health {overall_health} without naming a GPU or system"))
@@ -95,7 +101,7 @@ public final class DcgmHealthProbe implements Probe {
             return unreadable(e.getMessage());
         }
         ProcessRunner.Result o = dcgmi.run(ctx, "health", "-c", "-j");
-        String problem = problem(o, "health -c -j");
+        String problem = problem(o, "health -c -j", ctx.timeLimit());
         if (problem != null) {
             return unreadable(problem);
         }
@@ -106,7 +112,7 @@ public final class DcgmHealthProbe implements Probe {
             }
             String letters = WATCHES.get(ctx.params());
             ProcessRunner.Result set = dcgmi.run(ctx, "health", "-s", letters);
-            String setProblem = problem(set, "health -s " + letters);
+            String setProblem = problem(set, "health -s " + letters, ctx.timeLimit());
             if (setProblem != null) {
                 return unreadable(setProblem);
             }
@@ -114,7 +120,7 @@ public final class DcgmHealthProbe implements Probe {
                 return unreadable("DCGM has no health watches set and 'dcgmi health -s " + letters + "' failed: " + Dcgmi.quote(set));
             }
             o = dcgmi.run(ctx, "health", "-c", "-j");
-            problem = problem(o, "health -c -j");
+            problem = problem(o, "health -c -j", ctx.timeLimit());
             if (problem != null) {
                 return unreadable(problem);
             }
@@ -129,10 +135,10 @@ public final class DcgmHealthProbe implements Probe {
         return observe(o.stdout(), "dcgmi health -c -j output" + (o.exitCode() != 0 ? " (exit code " + o.exitCode() + ")" : ""));
     }
 
-    /** Timeouts and an unreachable host engine, worded for the admin; null when dcgmi answered. */
-    static String problem(ProcessRunner.Result o, String args) {
+    /** Timeouts (named by the check's time limit) and an unreachable host engine, worded for the admin; null when dcgmi answered. */
+    static String problem(ProcessRunner.Result o, String args, java.time.Duration limit) {
         if (o.timedOut()) {
-            return "dcgmi " + args + " did not answer within " + o.elapsed().toMillis() / 1000.0 + " s and was killed with its processes: "
+            return "dcgmi " + args + " did not answer within " + PlanExecutor.human(limit) + " and was killed with its processes: "
                     + "the DCGM host engine may be hung (systemctl restart nvidia-dcgm)";
         }
         return Dcgmi.hostEngineProblem(o);

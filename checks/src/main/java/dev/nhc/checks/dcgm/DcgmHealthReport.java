@@ -14,6 +14,7 @@ import java.util.Map;
  * keyed by entity id, each with a {@code value} and {@code children.Errors.children} keyed by
  * health system ("PCIe system", "Memory system"…) whose {@code value} is Healthy / Warning /
  * Failure and whose {@code overflow} lines are DCGM's messages, wrapped at word boundaries.
+ * The text dcgmi prints without {@code -j} is read by {@link DcgmHealthTable} into the same report.
  */
 record DcgmHealthReport(String overall, List<Incident> incidents) {
 
@@ -34,6 +35,9 @@ record DcgmHealthReport(String overall, List<Incident> incidents) {
     static final String OVERALL = "Overall Health";
 
     static DcgmHealthReport parse(String text, String what) throws DcgmOutputException {
+        if (DcgmHealthTable.isTable(text)) {
+            return DcgmHealthTable.parse(text, what);
+        }
         Object doc = DcgmJson.parse(text, what);
         if (!(doc instanceof Map<?, ?> root) || !(root.get("body") instanceof Map<?, ?> body)) {
             throw new DcgmOutputException("cannot parse " + what + " at line " + DcgmJson.lineOf(text, "body")

@@ -17,11 +17,12 @@ final class DcgmJson {
 
     /**
      * Parses {@code text} as one JSON document. dcgmi sometimes prints a line before the JSON
-     * (e.g. a status sentence), so anything before the first '{' is ignored; line numbers in
-     * errors still count from the start of {@code text}.
+     * (e.g. a status sentence, which may itself hold a brace), so the document starts at the first
+     * line that starts with '{' (else at the first '{'); line numbers in errors still count from the
+     * start of {@code text}.
      */
     static Object parse(String text, String what) throws DcgmOutputException {
-        int start = text.indexOf('{');
+        int start = jsonStart(text);
         if (start < 0) {
             throw new DcgmOutputException("cannot parse " + what + ": no JSON object in it (first line: "
                     + shorten(firstLine(text)) + ")");
@@ -36,6 +37,18 @@ final class DcgmJson {
         } catch (IOException e) {
             throw new DcgmOutputException("cannot parse " + what + ": " + e.getMessage());
         }
+    }
+
+    /** Where the JSON document starts: the first line that starts with '{', else the first '{', else -1. */
+    static int jsonStart(String text) {
+        int at = 0;
+        for (String line : text.split("\n", -1)) {
+            if (line.stripLeading().startsWith("{")) {
+                return at + line.indexOf('{');
+            }
+            at += line.length() + 1;
+        }
+        return text.indexOf('{');
     }
 
     /** The 1-based line on which {@code "key"} first appears, for errors about the shape of the document. */

@@ -29,16 +29,19 @@ public final class GpuEccProbe implements Probe {
         ProbeSpec.Builder b = GpuSpecs.builder("gpu.ecc",
                         "ECC error counters (volatile and aggregate, corrected and uncorrected, total, DRAM, SRAM) and the corrected-error rate",
                         Tags.MEMORY)
-                .field("ecc_enabled", Unit.BOOLEAN, "whether ECC is on");
+                .field("ecc_enabled", Unit.BOOLEAN, "whether ECC is on")
+                .optional("ecc_enabled");
+        // NVML answers NOT_SUPPORTED for counters a GPU does not keep (SRAM before Hopper): absent, not judged.
         for (EccCounter c : EccCounter.values()) {
             for (EccError t : EccError.values()) {
-                b.field(name(c, null, t), Unit.COUNT, lower(c) + " " + lower(t) + " ECC errors, all locations");
+                b.field(name(c, null, t), Unit.COUNT, lower(c) + " " + lower(t) + " ECC errors, all locations").optional(name(c, null, t));
                 for (MemoryLocation l : MemoryLocation.values()) {
-                    b.field(name(c, l, t), Unit.COUNT, lower(c) + " " + lower(t) + " ECC errors in " + l.name());
+                    b.field(name(c, l, t), Unit.COUNT, lower(c) + " " + lower(t) + " ECC errors in " + l.name()).optional(name(c, l, t));
                 }
             }
         }
         SPEC = b.field("corrected_per_hour", Unit.PER_HOUR, "growth of volatile corrected errors since the previous run")
+                .optional("corrected_per_hour")
                 .rule(DefaultRule.fail(Map.of("volatile_uncorrected", "> 0"),
                         "{gpu}: {volatile_uncorrected} uncorrectable ECC {volatile_uncorrected|error|errors} since the driver loaded (DCGM: VOLATILE_DBE_DETECTED)")
                         .remedy(Remedy.RESET_GPU))

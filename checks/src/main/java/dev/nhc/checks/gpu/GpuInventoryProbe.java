@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu;
 
 import dev.nhc.checks.host.AllOf;
+import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
 import dev.nhc.probe.DefaultRule;
@@ -43,6 +44,9 @@ public final class GpuInventoryProbe implements Probe {
             .field("uuid", Unit.TEXT, "GPU UUID")
             .field("persistence_mode", Unit.BOOLEAN, "whether persistence mode is on")
             .field("model_matches", Unit.BOOLEAN, "whether the GPU's name contains the check's model (reported when model is set)")
+            .reportedFor(Entity.Kind.NODE, "gpu_count", "driver_version")
+            .reportedFor(Entity.Kind.GPU, "name", "uuid", "persistence_mode", "model_matches")
+            .optional("persistence_mode", "model_matches")
             .rule(DefaultRule.fail(AllOf.of("nvml_available", false, "gpu_count", "< {with.count}"), "{nvml_error}")
                     .remedy(Remedy.REBOOT))
             .rule(DefaultRule.fail(Map.of("gpu_count", "< {with.count}"),
@@ -80,21 +84,28 @@ public final class GpuInventoryProbe implements Probe {
             return perGpu;
         }
         List<Observation> read = perGpu.observations();
-        if (read.size() == 1 && read.get(0).entity().equals(GpuScan.GPUS)) {
+        if (read.size() == 1 && read.get(0).entity().equals(GpuScan.GPUS) && read.get(0).readable()) {
             // NVML cannot be used (GpuScan observed why; asking again would wait for a hung init twice):
             // no GPU is usable, which is what a count compares.
             return ProbeResult.of(read.get(0).with(Map.of("gpu_count", 0L)));
         }
         Observation gpus;
         try {
-            gpus = Observation.of(GpuScan.GPUS).put("gpu_count", (long) GpuScan.devices(source, GpuData.INVENTORY).size())
-                    .put("driver_version", source.driverVersion()).build();
+            // A capture cut off after "Attached GPUs: 8" shows fewer: the count is what nvidia-smi announced,
+            // and not known at all when the capture lacks GPUs without saying how many.
+            Integer announced = source.announcedCount();
+            boolean partial = read.stream().anyMatch(o -> !o.readable() && o.entity().equals(GpuScan.GPUS));
+            Long count = announced != null ? Long.valueOf(announced)
+                    : partial ? null : Long.valueOf(GpuScan.devices(source, GpuData.INVENTORY).size());
+            gpus = Observation.of(GpuScan.GPUS).put("gpu_count", count).put("driver_version", source.driverVersion()).build();
         } catch (GpuSourceException e) {
             // GpuScan's opening succeeded and an opened session stays open; said the same way should that change
             return ProbeResult.of(GpuScan.unavailable(e).put("gpu_count", 0L).build());
         }
         List<Observation> all = new ArrayList<>();
-        all.add(gpus);
+        if (!gpus.fields().isEmpty()) {
+            all.add(gpus); // nothing known about the GPUs as a whole: the capture's gap already says so
+        }
         all.addAll(read);
         return new ProbeResult(all, null);
     }

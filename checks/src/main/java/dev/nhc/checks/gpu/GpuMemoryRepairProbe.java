@@ -31,6 +31,9 @@ public final class GpuMemoryRepairProbe implements Probe {
             .field("retired_pages_dbe", Unit.COUNT, "pages retired for double-bit errors")
             .field("retired_pages", Unit.COUNT, "pages retired, both causes")
             .field("retired_pages_pending", Unit.BOOLEAN, "a page retirement waits for a reboot or driver reload")
+            // NVML answers NOT_SUPPORTED for what a GPU does not have, and rates need a previous run: absent, not judged.
+            .optional("remapped_rows_correctable", "remapped_rows_uncorrectable", "remap_pending", "remap_failure",
+                    "retired_pages_sbe", "retired_pages_dbe", "retired_pages", "retired_pages_pending")
             .rule(DefaultRule.fail(Map.of("remap_failure", true),
                             "{gpu}: a row remap failed, the GPU has no spare memory rows left (DCGM: ROW_REMAP_FAILURE); it needs replacing")
                     .remedy(Remedy.HARDWARE).slurmState(SlurmState.FAIL))

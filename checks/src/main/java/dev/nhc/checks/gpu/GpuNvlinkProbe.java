@@ -41,6 +41,10 @@ public final class GpuNvlinkProbe implements Probe {
             .field("nvlink_replay_increase", Unit.COUNT, "replay errors since the previous run")
             .field("nvlink_recovery_increase", Unit.COUNT, "recovery errors since the previous run")
             .field("nvlink_crc_per_sec", Unit.PER_SECOND, "CRC error rate since the previous run")
+            // NVML answers NOT_SUPPORTED for what a GPU does not have, and rates need a previous run: absent, not judged.
+            .optional("nvlink_links", "nvlink_active", "nvlink_inactive", "nvlink_inactive_links", "nvlink_replay_errors",
+                    "nvlink_recovery_errors", "nvlink_crc_errors", "nvlink_replay_increase", "nvlink_recovery_increase",
+                    "nvlink_crc_per_sec")
             .rule(DefaultRule.fail(Map.of("nvlink_inactive", "> 0"),
                     "{gpu}: NVLink {nvlink_inactive_links} down (DCGM: NVLINK_DOWN)").remedy(Remedy.RESET_GPU))
             .rule(DefaultRule.fail(Map.of("nvlink_active", "< {with.expected_links}"),

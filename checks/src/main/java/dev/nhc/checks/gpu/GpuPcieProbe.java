@@ -41,6 +41,10 @@ public final class GpuPcieProbe implements Probe {
             .field("pcie_replays_per_min", Unit.PER_MINUTE, "replay counter growth since the previous run")
             .field("pcie_replay_limit_per_min", Unit.PER_MINUTE, "DCGM's limit for this link: ceil(per-lane rate × lanes)")
             .field("pcie_replay_rate_exceeded", Unit.BOOLEAN, "replays grow faster than the limit")
+            // NVML answers NOT_SUPPORTED for what a GPU does not have, and rates need a previous run: absent, not judged.
+            .optional("pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max", "pcie_gen_degraded", "performance_state",
+                    "gpu_utilization", "pcie_width_degraded", "pcie_replays", "pcie_replays_per_min",
+                    "pcie_replay_limit_per_min", "pcie_replay_rate_exceeded")
             .rule(DefaultRule.warn(Map.of("pcie_width_degraded", true),
                     "{gpu}: PCIe link runs at x{pcie_width} of x{pcie_width_max}"))
             .rule(DefaultRule.warn(List.of(AllOf.of("pcie_gen_degraded", true, "performance_state", "<= 2"),

@@ -19,6 +19,8 @@ public final class GpuPowerProbe implements Probe {
             .field("power_limit", Unit.WATTS, "enforced power limit")
             .field("power_percent", Unit.PERCENT, "power draw as a share of the enforced limit")
             .field("power_readable", Unit.BOOLEAN, "whether the power draw could be read")
+            // NVML answers NOT_SUPPORTED for what a GPU does not have, and rates need a previous run: absent, not judged.
+            .optional("power", "power_limit", "power_percent", "power_readable")
             .rule(DefaultRule.warn(Map.of("power_readable", false),
                     "{gpu}: power draw cannot be read (DCGM: power unreadable)"))
             .rule(DefaultRule.warn(Map.of("power_percent", "> 100"),

@@ -60,7 +60,9 @@ public final class GpuScan {
     }
 
     public static ProbeResult run(ProbeContext ctx, GpuSource source, GpuData kind, Reader reader) throws InterruptedException {
-        if (!source.provides(kind)) {
+        // What a replayed capture should hold of this kind and does not: the probe cannot pass on it.
+        List<Observation> gaps = source.gaps(kind);
+        if (!source.provides(kind) && gaps.isEmpty()) {
             return ProbeResult.skipped(source.description() + " holds no " + kind.description());
         }
         List<GpuDevice> devices;
@@ -86,6 +88,7 @@ public final class GpuScan {
                 out.add(Observation.unreadable(entity(gpu), gpu.label() + ": not read before the check's deadline"));
             }
         }
+        out.addAll(gaps);
         return new ProbeResult(out, null);
     }
 
@@ -126,7 +129,18 @@ public final class GpuScan {
     }
 
     public static Entity entity(GpuDevice gpu) {
-        return Entity.gpu(gpu.index(), gpu.pciBusId());
+        return entity(gpu.index(), gpu.pciBusId());
+    }
+
+    /**
+     * GPU {@code index}; a negative index is a GPU a capture names only by its PCI address (or not
+     * at all: a part of one GPU's {@code nvidia-smi -q} block pasted without its first line).
+     */
+    public static Entity entity(int index, String pciBusId) {
+        if (index >= 0) {
+            return Entity.gpu(index, pciBusId);
+        }
+        return pciBusId == null ? Entity.of(Entity.Kind.GPU, "unnamed", "a GPU the capture does not name") : Entity.gpuAtPci(pciBusId);
     }
 
     private static Fields read(GpuDevice gpu, Reader reader) {

@@ -23,4 +23,18 @@ public interface GpuSource {
      * the list; its calls throw the error that opening it gave.
      */
     List<GpuDevice> devices() throws GpuSourceException;
+
+    /**
+     * What the source should hold of this kind and does not, each as an unreadable observation
+     * naming what and where: the parts of a replayed capture that were cut off or could not be read.
+     * Live NVML has none (what it cannot read, it says per call).
+     */
+    default List<dev.nhc.model.Observation> gaps(GpuData kind) {
+        return List.of();
+    }
+
+    /** How many GPUs the source says there are when it shows fewer (a capture cut off after "Attached GPUs: 8"), else null. */
+    default Integer announcedCount() {
+        return null;
+    }
 }

@@ -43,6 +43,9 @@ public final class GpuSpecs {
                         + "corrupted infoROM…); reported when there are any")
                 .field(GpuScan.NVML_AVAILABLE, Unit.BOOLEAN, "entity GPUs: false when NVML cannot be used at all "
                         + "(library missing, driver not loaded, initialisation hung); reported only then")
+                .reportedFor(Entity.Kind.GPU, GpuScan.GPU, GpuScan.PCI_BUS_ID)
+                .optional(GpuScan.LOST, GpuScan.RESPONDING, GpuScan.NVML_CALL, GpuScan.NVML_ERROR, GpuScan.UNREADABLE_VALUES,
+                        GpuScan.NVML_AVAILABLE)
                 .rule(DefaultRule.fail(Map.of(GpuScan.LOST, true), "{nvml_error}")
                         .remedy(Remedy.REBOOT).slurmState(SlurmState.FAIL))
                 .rule(DefaultRule.fail(Map.of(GpuScan.RESPONDING, false), "{nvml_error}")

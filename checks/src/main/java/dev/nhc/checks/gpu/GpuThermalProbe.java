@@ -57,6 +57,11 @@ public final class GpuThermalProbe implements Probe {
             .field("hw_power_brake", Unit.BOOLEAN, "HW power brake active (asserted by the system's power supply)")
             .field("sw_thermal_slowdown", Unit.BOOLEAN, "the driver slows the clocks to stay under the max operating temperature")
             .field("hw_slowdown_runs", Unit.COUNT, "consecutive runs, this one included, that saw a HW slowdown, HW thermal or HW power-brake event")
+            // NVML answers NOT_SUPPORTED for what a GPU does not have, and rates need a previous run: absent, not judged.
+            .optional("temperature", "memory_temperature", "shutdown_temperature", "slowdown_temperature",
+                    "gpu_max_temperature", "memory_max_temperature", "shutdown_margin", "slowdown_margin", "gpu_max_margin",
+                    "memory_max_margin", "clocks_event_reasons", "clocks_event_reason_names", "hw_slowdown_reasons",
+                    "hw_slowdown", "hw_thermal_slowdown", "hw_power_brake", "sw_thermal_slowdown", "hw_slowdown_runs")
             .rule(DefaultRule.fail(Map.of("shutdown_margin", "<= 0"),
                     "{gpu}: at {temperature}, at or above its shutdown temperature {shutdown_temperature}").remedy(Remedy.HARDWARE))
             .rule(DefaultRule.warn(Map.of("slowdown_margin", "<= 0"),

@@ -14,6 +14,7 @@ import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.Tags;
+import dev.nhc.text.BoundedRegex;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
@@ -61,10 +62,12 @@ public final class CommandProbe implements Probe {
             .field("exit_code", Unit.COUNT, "exit code (-1 when killed)")
             .field("first_line", Unit.TEXT, "first non-blank output line (absent when it printed nothing)")
             .field("output_matches", Unit.BOOLEAN, "whether the output contains the 'output' regex (only with output, and when it finished)")
+            .field("output_error", Unit.TEXT, "why the 'output' regex could not say (it gave up: it read more than its bound)")
             .field("timed_out", Unit.BOOLEAN, "killed on timeout")
             .field("time_limit", Unit.SECONDS, "the time it was given")
             .field("killed_processes", Unit.COUNT, "processes it started that nhc killed (left running, or at the timeout)")
             .field("duration", Unit.SECONDS, "how long it ran")
+            .optional("first_line", "output_matches", "output_error")
             .rule(DefaultRule.fail(Map.of("timed_out", true),
                     "{entity} did not finish within {time_limit}; killed it and {killed_processes} {killed_processes|process|processes} it started"))
             .rule(DefaultRule.fail(AllOf.of("exit_code", EXIT_DIFFERS, "first_line", HAS_LINE), "{first_line}"))
@@ -72,6 +75,7 @@ public final class CommandProbe implements Probe {
             .rule(DefaultRule.fail(AllOf.of("output_matches", false, "first_line", HAS_LINE),
                     "output of {entity} does not match /{with.output}/: {first_line}"))
             .rule(DefaultRule.fail(Map.of("output_matches", false), "output of {entity} does not match /{with.output}/ (no output)"))
+            .rule(DefaultRule.unknown(Map.of("output_error", HAS_LINE), "output of {entity}: {output_error}"))
             .build();
 
     private final BooleanSupplier runningAsRoot;
@@ -96,6 +100,8 @@ public final class CommandProbe implements Probe {
         Entity entity = entity(argv);
         Duration limit = ProcessRunner.within(ctx.remaining());
         Duration timeout = TIMEOUT.get(p);
+        // Messages name the limit as configured, not the moment the command was killed at.
+        Duration named = ctx.timeLimit(timeout);
         if (timeout != null && timeout.compareTo(limit) < 0) {
             limit = timeout;
         }
@@ -116,13 +122,20 @@ public final class CommandProbe implements Probe {
                 .put("exit_code", (long) r.exitCode())
                 .put("first_line", r.firstLine().isEmpty() ? null : r.firstLine())
                 .put("timed_out", r.timedOut())
-                .put("time_limit", limit.toMillis() / 1000.0)
+                .put("time_limit", named.toMillis() / 1000.0)
                 .put("killed_processes", (long) r.killedChildren())
                 .put("duration", r.elapsed().toNanos() / 1e9);
         Pattern output = OUTPUT.get(p);
         if (output != null && !r.timedOut()) {
             // Lines, as an admin reads output: ^ and $ match at each line's ends.
-            o.put("output_matches", Pattern.compile(output.pattern(), output.flags() | Pattern.MULTILINE).matcher(r.stdout()).find());
+            // The output may hold what users shaped (their jobs, their files): the regex runs with a bound.
+            BoundedRegex.Result m = BoundedRegex.find(BoundedRegex.forSearch(output.pattern(), output.flags() | Pattern.MULTILINE), r.stdout());
+            if (m == BoundedRegex.Result.GAVE_UP) {
+                o.put("output_error", "the 'output' regex gave up (it read more than " + BoundedRegex.BOUND
+                        + "); write it without nested or leading wildcards");
+            } else {
+                o.put("output_matches", m.matched());
+            }
         }
         return ProbeResult.of(o.build());
     }

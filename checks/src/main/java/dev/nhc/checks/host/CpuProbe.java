@@ -61,11 +61,13 @@ public final class CpuProbe implements Probe {
             .field("threads", Unit.COUNT, "logical CPUs online")
             .field("online", Unit.TEXT, "the online CPUs as the kernel lists them, e.g. 0-255")
             .field("offline", Unit.COUNT, "CPUs present but offline (SMT switched off counts its siblings here)")
+            .field("numa_nodes", Unit.COUNT, "NUMA nodes the kernel knows (/sys/devices/system/node/nodeN; absent without NUMA support)")
             .field("smt_active", Unit.BOOLEAN, "whether SMT (hyper-threading) is active")
             .field("smt_control", Unit.TEXT, "the kernel's SMT switch: on, off, forceoff, notsupported or notimplemented")
             .field("uncounted", Unit.TEXT, "the expected counts (sockets, cores) that cannot be taken here because "
                     + TOPOLOGY + " is not available (some containers and VMs)")
             // A lost socket or core is hardware; missing threads alone are usually SMT or a CPU taken offline.
+            .optional("offline", "smt_active", "smt_control", "uncounted", "numa_nodes")
             .rule(DefaultRule.fail(Map.of("sockets", "< {with.sockets}"),
                     "{sockets} of {with.sockets} {with.sockets|socket|sockets} online ({cores} {cores|core|cores}, {threads} {threads|thread|threads}; online: {online})").remedy(Remedy.HARDWARE))
             .rule(DefaultRule.fail(Map.of("cores", "< {with.cores}"),
@@ -103,6 +105,7 @@ public final class CpuProbe implements Probe {
                 .put("threads", online.cardinality())
                 .put("online", onlineText)
                 .put("offline", present == null ? null : offline(present, online))
+                .put("numa_nodes", numaNodes(ctx))
                 .put("smt_active", smt == null ? null : smt.trim().equals("1"))
                 .put("smt_control", smtControl == null ? null : smtControl.trim())
                 .put("uncounted", uncounted(ctx, sockets, cores))
@@ -119,6 +122,17 @@ public final class CpuProbe implements Probe {
             out.add("cores");
         }
         return out.isEmpty() ? null : String.join(", ", out);
+    }
+
+    /** The nodeN directories of /sys/devices/system/node, as lscpu lists a "NUMA nodeN CPU(s)" line for each; null without the directory. */
+    private static Long numaNodes(ProbeContext ctx) throws IOException {
+        java.nio.file.Path dir = ctx.sys("/sys/devices/system/node");
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            return null;
+        }
+        try (var s = java.nio.file.Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().matches("node[0-9]+")).count();
+        }
     }
 
     private static String atLeastOne(Long n) {

@@ -12,6 +12,7 @@ import dev.nhc.probe.Tags;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +36,9 @@ public final class DiskMountProbe implements Probe {
     static final ParamSpec<List<String>> OPTIONS = ParamSpec.texts("options",
                     "options that must be present, e.g. [rw, nosuid] or [vers=4.2]; rw fails on a read-only mount")
             .check(DiskMountProbe::badOptions);
+    static final ParamSpec<Boolean> TRIGGER_AUTOMOUNT = ParamSpec.flag("trigger_automount",
+                    "look a name up under the mount point first, so that the automounter mounts it (LBNL NHC's check_fs_mount -F)")
+            .defaultValue(false);
 
     private static final String NOT_MOUNTED = "{entity} is not mounted";
 
@@ -48,6 +52,7 @@ public final class DiskMountProbe implements Probe {
             .param(FSTYPE)
             .param(SOURCE)
             .param(OPTIONS)
+            .param(TRIGGER_AUTOMOUNT)
             .field("mounted", Unit.BOOLEAN, "whether the mount point is in the mount table (when not, no other field is reported)")
             .field("fstype", Unit.TEXT, "filesystem type")
             .field("source", Unit.TEXT, "what is mounted (device, server:/export, …)")
@@ -58,6 +63,7 @@ public final class DiskMountProbe implements Probe {
             .field("options_match", Unit.BOOLEAN, "every option listed in 'options' is in effect (only with 'options')")
             .field("options_missing", Unit.TEXT, "the options listed in 'options' that are not in effect, comma separated "
                     + "(only when some are missing)")
+            .optional("source_matches", "options_match", "options_missing")
             .rule(DefaultRule.fail(Map.of("mounted", false), NOT_MOUNTED))
             .rule(DefaultRule.fail(AllOf.of("fstype", "!= {with.fstype}", "source_matches", false),
                     "{entity} is {fstype} (expected {with.fstype}) and mounted from {source} (expected {with.source})"))
@@ -80,6 +86,10 @@ public final class DiskMountProbe implements Probe {
     public ProbeResult probe(ProbeContext ctx) throws Exception {
         String mount = MountTable.normalize(MOUNT.get(ctx.params()));
         Entity entity = Entity.of(Entity.Kind.MOUNT, mount);
+        if (TRIGGER_AUTOMOUNT.get(ctx.params())) {
+            // A lookup in an autofs directory is what makes the automounter mount it; the name need not exist.
+            Files.exists(ctx.sys(mount).resolve(".nhc-automount-trigger"));
+        }
         Optional<MountTable.Mount> found = MountTable.read(ctx).find(mount);
         if (found.isEmpty()) {
             return ProbeResult.of(Observation.of(entity).put("mounted", false).build());

@@ -50,7 +50,7 @@ public final class DiskWritableProbe implements Probe {
             .defaultValue(Duration.ofSeconds(5))
             .check(d -> d.isNegative() || d.isZero() ? "must be longer than 0s" : null);
 
-    private static final String NO_ANSWER = "{entity} did not answer within {waited_seconds}";
+    private static final String NO_ANSWER = "{entity} did not answer within {time_limit}";
 
     private static final ProbeSpec SPEC = ProbeSpec.builder("disk.writable",
                     "A directory accepts a new file: creates a uniquely named file (.nhc-write-<host>-…), writes a "
@@ -69,6 +69,9 @@ public final class DiskWritableProbe implements Probe {
                     + "the earlier test that is still stuck has been waiting")
             .field("earlier_test_stuck", Unit.BOOLEAN, "an earlier run's write test is still waiting for the filesystem, "
                     + "so this run did not start another")
+            .field("time_limit", Unit.SECONDS, "when this run's test did not answer: the time it was given (the timeout parameter, "
+                    + "or the check's own when shorter)")
+            .optional("error", "waited_seconds", "earlier_test_stuck", "time_limit")
             .rule(DefaultRule.fail(AllOf.of("answered", false, "earlier_test_stuck", true),
                     "{entity} did not answer: a write test started {waited_seconds} ago is still waiting"))
             .rule(DefaultRule.fail(Map.of("answered", false), NO_ANSWER))
@@ -145,7 +148,8 @@ public final class DiskWritableProbe implements Probe {
         } catch (TimeoutException e) {
             worker.interrupt();
             return ProbeResult.of(Observation.of(entity).put("answered", false).put("earlier_test_stuck", false)
-                    .put("waited_seconds", seconds(limit.toNanos())).build());
+                    .put("waited_seconds", seconds(limit.toNanos())).put("time_limit", ctx.timeLimit(TIMEOUT.get(ctx.params())).toMillis() / 1000.0)
+                    .build());
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof IOException io)) {
                 throw e.getCause() instanceof Exception cause ? cause : e;

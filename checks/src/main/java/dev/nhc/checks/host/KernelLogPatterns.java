@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -19,9 +20,19 @@ import java.util.regex.PatternSyntaxException;
  * fail and latch, {@code warn} patterns warn for the run that saw them); a config's own
  * {@code fail:}/{@code warn:} replaces those rules, as for every probe.
  *
+ * <p>Every pattern, a default or an admin's, is matched from the start of a kernel record's text
+ * (after its source's header: kmsg prefix, dmesg stamp, syslog time, host and {@code kernel:}
+ * tag), never inside it, and never in a record that starts with a task's name
+ * ({@link dev.nhc.checks.kernel.RecordText}): the kernel copies text users choose (a program's
+ * name and file) into its own records, so "the line contains X" proves nothing. So a pattern
+ * names what the kernel prints first — the subsystem or driver and its device
+ * ({@code EXT4-fs \(\S+\): }, {@code mlx5_core \S+: }) — and a pattern that begins with a
+ * wildcard ({@code .*}, {@code .+}, {@code \S*}, {@code [^x]+} …) is refused: it would find the
+ * text anywhere again. Each pattern runs with a bound on its work per line ({@link dev.nhc.text.BoundedRegex}).
+ *
  * <p>The NIC and link defaults come from what the kernel and its NIC drivers print (Linux
  * {@code drivers/pci/pci.c} {@code __pcie_print_link_status}, mlx5 {@code health.c} and
- * {@code en_main.c}, the Intel and Broadcom drivers' link messages, bonding, systemd-networkd):
+ * {@code en_main.c}, the Intel and Broadcom drivers' link messages, bonding):
  * <ul>
  *   <li>NIC PCIe link degraded (warn): a NIC driver's "63.008 Gb/s available PCIe bandwidth,
  *       limited by 8.0 GT/s PCIe x8 link at 0000:3a:00.0 (capable of 252.048 Gb/s with 16.0 GT/s
@@ -29,8 +40,9 @@ import java.util.regex.PatternSyntaxException;
  *       lines: the PCI core prints the same for every device at enumeration.</li>
  *   <li>NIC link down (warn, not in the first 5 minutes after boot, while interfaces come up):
  *       mlx5's "Link down", Intel and Broadcom's "NIC Link is Down", bonding's "link status
- *       definitely down", systemd-networkd's "Lost carrier" (in a syslog file) — a link flap.
- *       A link that stays down is for a port check.</li>
+ *       definitely down" — a link flap. A link that stays down is for a port check.
+ *       (systemd-networkd's "Lost carrier" is not the kernel's: a syslog line of another tag is
+ *       never judged.)</li>
  *   <li>NIC fatal error (fail): mlx5's "device's health compromised", "Fatal error N detected",
  *       "firmware internal error", "unrecoverable hardware error", "health recovery failed" and
  *       its devlink {@code fw_fatal} reporter.</li>
@@ -44,6 +56,18 @@ import java.util.regex.PatternSyntaxException;
  * driver's own prefix), has its remedy, and is documented in docs/DESIGN.md with its source. A
  * pattern with {@code pci_class} counts a line only when the device at the address it names (its
  * {@code pci} group) is of one of those PCI classes ({@link PciClass}).
+ *
+ * <p>Uncorrectable memory errors fail and latch (remedy hardware): EDAC's "EDAC MC3: 1 UE …"
+ * ({@code edac_ue_error}, drivers/edac/edac_mc.c, for every EDAC driver and ghes_edac), and the
+ * kernel's "Memory failure: 0x…: …" when it takes a poisoned page out of use (mm/memory-failure.c:
+ * the one record every platform prints, EDAC driver or not). A firmware-first "{1}[Hardware
+ * Error]: event severity: recoverable" (drivers/acpi/apei/ghes.c, cper.c) warns: its record does not
+ * say which device (memory, PCIe, processor), and a memory one also gets the records above.
+ * Corrected errors (EDAC "CE", GHES "corrected") are not judged: ECC corrected them, the kernel's
+ * CEC and rasdaemon take pages with repeated ones offline, and a rate would need a counter this
+ * probe does not keep. A GHES fatal error panics the kernel ("Fatal hardware error!"), so no live log
+ * holds it. "VFS: file-max limit N reached" (fs/file_table.c) warns: every open fails until a
+ * process frees handles, most often one that leaks them.
  */
 final class KernelLogPatterns {
     static final String FAIL = "fail";
@@ -69,6 +93,10 @@ final class KernelLogPatterns {
         }
     }
 
+    /** Optional "^", inline flags and group openings, then any-character atom with a quantifier that lets it run on. */
+    private static final Pattern LEADING_WILDCARD = Pattern.compile(
+            "\\^?(?:\\(\\?[a-zA-Z]*[:)]|\\()*((?:\\.|\\\\[SsWwDdHhVvNR]|\\\\p\\{\\w+\\}|\\[\\^?\\]?[^\\]]*\\])(?:[*+]|\\{\\d*,\\d*\\}|\\{\\d+\\})\\??)");
+
     private static final String NIC_DRIVERS = "(?:mlx5_core|mlx4_core|mlx4_en|bnxt_en|ice|i40e|ixgbe|igb|qede|qed|cxgb4|nfp|ionic|idpf|ena|efa)";
     /** A PCI address as the kernel prints it: 0000:3b:00.0. */
     private static final String PCI_ADDRESS = "[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]";
@@ -90,21 +118,23 @@ final class KernelLogPatterns {
                 + PCI_ADDRESS + ")";
     }
 
+    // Each default is written from the start of the record's text, as the kernel prints it.
     static final List<LogPattern> DEFAULTS = List.of(
-            pattern("filesystem read-only", "remounted read-only|Remounting filesystem read-only|remounting filesystem read-only",
+            pattern("filesystem read-only", "EXT[234]-fs \\(\\S+\\): (?:error: )?[Rr]emounting filesystem read-only",
                     FAIL, "a filesystem was remounted read-only", null),
-            pattern("block I/O error", "Buffer I/O error", FAIL, "block device I/O errors", null),
-            pattern("soft lockup", "soft lockup", WARN, "a CPU soft lockup", null),
-            pattern("hung task", "hung_task|blocked for more than \\d+ seconds", WARN, "tasks hung in the kernel", null),
-            pattern("out of memory", "Out of memory|oom-kill:", WARN, "the OOM killer ran", null),
-            pattern("machine check", "Machine check events logged|mce: \\[Hardware Error\\]", WARN, "machine check (hardware) errors", null),
-            pattern("filesystem error", "EXT4-fs error|XFS \\(\\S+\\): Corruption", WARN, "filesystem errors", null),
-            pattern("NIC PCIe link degraded", "\\b" + NIC_DRIVERS + " [0-9a-fA-F:.]+: .*available PCIe bandwidth, limited by .*\\(capable of ",
+            pattern("block I/O error", "Buffer I/O error on dev ", FAIL, "block device I/O errors", null),
+            pattern("soft lockup", "(?:(?:NMI )?watchdog: )?BUG: soft lockup - CPU#\\d+ stuck", WARN, "a CPU soft lockup", null),
+            pattern("hung task", "INFO: task .+:\\d+ blocked for more than \\d+ seconds", WARN, "tasks hung in the kernel", null),
+            pattern("out of memory", "Out of memory: |oom-kill:constraint=", WARN, "the OOM killer ran", null),
+            pattern("machine check", "(?:mce: )?(?:\\[Hardware Error\\]: )?Machine check events logged|mce: \\[Hardware Error\\]: ",
+                    WARN, "machine check (hardware) errors", null),
+            pattern("filesystem error", "EXT4-fs error \\(device |XFS \\(\\S+\\): Corruption", WARN, "filesystem errors", null),
+            pattern("NIC PCIe link degraded", NIC_DRIVERS + " [0-9a-fA-F:.]+: [\\d.]+ Gb/s available PCIe bandwidth, limited by .*\\(capable of ",
                     WARN, "a NIC's PCIe link trained below its capability", null),
-            pattern("NIC link down", "\\b" + NIC_DRIVERS + " \\S+ \\S+: (?:Link down|NIC Link is Down)"
-                            + "|link status definitely down|\\bLost carrier\\b",
+            pattern("NIC link down", NIC_DRIVERS + " \\S+ \\S+: (?:Link down|NIC Link is Down)"
+                            + "|\\S+: \\(slave \\S+\\): link status definitely down|bonding: \\S+: link status definitely down",
                     WARN, "a network link went down", Duration.ofMinutes(5)),
-            pattern("NIC fatal error", "\\bmlx5_core \\S+: .*(?:device's health compromised|Fatal error \\d+ detected|firmware internal error"
+            pattern("NIC fatal error", "mlx5_core \\S+: .*(?:device's health compromised|Fatal error \\d+ detected|firmware internal error"
                             + "|unrecoverable hardware error|health recovery failed|fw_fatal)",
                     FAIL, "a Mellanox/NVIDIA NIC (mlx5) reported a fatal firmware or hardware error", null),
             pattern("NIC slot power insufficient", "^mlx5_core " + PCI_ADDRESS + ": \\w+:\\d+:\\(pid \\d+\\): Detected insufficient power on the PCIe slot",
@@ -125,7 +155,18 @@ final class KernelLogPatterns {
                     FAIL, "an uncorrectable fatal PCIe error (AER) on a GPU's or NIC's link, or one the kernel could not recover", null,
                     Remedy.REBOOT, GPU_NIC_CLASSES),
             pattern("PCIe uncorrectable error on a GPU or NIC", aer("Non-Fatal", ""),
-                    WARN, "an uncorrectable non-fatal PCIe error (AER) on a GPU's or NIC's link", null, Remedy.HARDWARE, GPU_NIC_CLASSES));
+                    WARN, "an uncorrectable non-fatal PCIe error (AER) on a GPU's or NIC's link", null, Remedy.HARDWARE, GPU_NIC_CLASSES),
+            pattern("memory uncorrectable error", "^EDAC MC\\d+: (?:\\d+ )?UE ", FAIL,
+                    "an uncorrectable memory (ECC) error reported by EDAC: the DIMM it names needs replacing", null, Remedy.HARDWARE, List.of()),
+            pattern("memory page poisoned", "^Memory failure: 0x[0-9a-f]+: ", FAIL,
+                    "the kernel took a page out of use after an uncorrectable memory error (hardware memory corruption)", null,
+                    Remedy.HARDWARE, List.of()),
+            pattern("uncorrected hardware error (APEI)", "^\\{\\d+\\}\\[Hardware Error\\]: event severity: recoverable", WARN,
+                    "the firmware reported an uncorrected hardware error the kernel recovered from (APEI/GHES)", null, Remedy.HARDWARE,
+                    List.of()),
+            pattern("file handles exhausted", "^VFS: file-max limit \\d+ reached", WARN,
+                    "the kernel ran out of file handles (fs.file-max): opening files fails for every process", null, Remedy.RESTART_APP,
+                    List.of()));
 
     private KernelLogPatterns() {
     }
@@ -158,6 +199,50 @@ final class KernelLogPatterns {
         if (!regex.pattern().contains("(?<pci>")) {
             throw new IllegalArgumentException(where + ": a pattern with pci_class needs a named group (?<pci>…) for the device's address");
         }
+        return out;
+    }
+
+    /**
+     * A wildcard the pattern or one of its top-level alternatives begins with ({@code .*},
+     * {@code \S+}, {@code [^:]*} … after {@code ^}, inline flags and group openings), or null.
+     */
+    static String leadingWildcard(String regex) {
+        for (String alternative : topLevelAlternatives(regex)) {
+            Matcher m = LEADING_WILDCARD.matcher(alternative);
+            if (m.lookingAt()) {
+                return m.group(1);
+            }
+        }
+        return null;
+    }
+
+    /** The regex split at each '|' outside groups, character classes and escapes. */
+    private static List<String> topLevelAlternatives(String regex) {
+        List<String> out = new ArrayList<>();
+        int depth = 0;
+        int start = 0;
+        boolean inClass = false;
+        for (int i = 0; i < regex.length(); i++) {
+            char c = regex.charAt(i);
+            if (c == '\\') {
+                i++;
+            } else if (inClass) {
+                inClass = c != ']';
+            } else if (c == '[') {
+                inClass = true;
+                if (i + 1 < regex.length() && regex.charAt(i + 1) == ']') {
+                    i++; // "[]…]": a ']' first in a class is a member
+                }
+            } else if (c == '(') {
+                depth++;
+            } else if (c == ')') {
+                depth--;
+            } else if (c == '|' && depth == 0) {
+                out.add(regex.substring(start, i));
+                start = i + 1;
+            }
+        }
+        out.add(regex.substring(start));
         return out;
     }
 
@@ -198,6 +283,13 @@ final class KernelLogPatterns {
             } catch (PatternSyntaxException e) {
                 throw new IllegalArgumentException(where + ".regex is not a valid regular expression: " + e.getDescription()
                         + " near index " + e.getIndex() + " of " + regex);
+            }
+            String wildcard = leadingWildcard(regex.toString());
+            if (wildcard != null) {
+                throw new IllegalArgumentException(where + ".regex begins with the wildcard '" + wildcard + "': patterns are matched "
+                        + "from the start of a kernel record's text, and a leading wildcard would find the text inside a record, where "
+                        + "users put it (a program's name in a segfault record); begin with what the kernel prints first, "
+                        + "e.g. 'EXT4-fs \\(\\S+\\): ' or 'mlx5_core \\S+: '");
             }
             String severity = m.get("severity") == null ? WARN : m.get("severity").toString().toLowerCase(Locale.ROOT);
             if (!severity.equals(WARN) && !severity.equals(FAIL)) {

@@ -5,6 +5,7 @@ import dev.nhc.checks.host.KernelLogPatterns.LogPattern;
 import dev.nhc.checks.kernel.KernelLogLine;
 import dev.nhc.checks.kernel.KernelLogReader;
 import dev.nhc.checks.kernel.KernelLogSpec;
+import dev.nhc.checks.kernel.RecordText;
 import dev.nhc.checks.kernel.ReadStats;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
@@ -16,11 +17,10 @@ import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.ProbeState;
 import dev.nhc.probe.Tags;
+import dev.nhc.text.BoundedRegex;
 import dev.nhc.units.Unit;
 
 import java.io.IOException;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,8 +46,11 @@ public final class KernelLogProbe implements Probe {
                             + "(read-only remount, Buffer I/O error, NIC fatal errors, GPU init failed, GPU needs reset, GPU lost and "
                             + "fatal PCIe errors on GPUs and NICs fail; soft lockup, hung task, OOM, machine check, filesystem error, "
                             + "NIC PCIe link degraded, NIC link down, NIC slot power, NIC module temperature, GSP heartbeat lost and "
-                            + "non-fatal PCIe errors on GPUs and NICs warn; docs/DESIGN.md lists them). after_boot: lines in the first "
-                            + "DURATION after boot do not count; remedy: the finding's remedy; pci_class: hex PCI class prefixes "
+                            + "non-fatal PCIe errors on GPUs and NICs warn; docs/DESIGN.md lists them). A regex is matched from the start "
+                            + "of a kernel record's text (after its timestamp, host and kernel: tag), never inside it, because users put "
+                            + "text inside kernel records (a segfaulting program's name): write what the kernel prints first, e.g. "
+                            + "'EXT4-fs \\(\\S+\\): Remounting', not '.*Remounting' (refused). after_boot: lines in the first "
+                            + "DURATION after boot (by the kernel's own uptime stamp) do not count; remedy: the finding's remedy; pci_class: hex PCI class prefixes "
                             + "(03 display, 02 network, 12 accelerator): only lines whose (?<pci>…) group names such a device count")
             .check(KernelLogPatterns::problem);
     static final ParamSpec<Boolean> LATCH = ParamSpec.flag("latch", "fail patterns keep failing until reboot or nhc clear")
@@ -58,11 +61,12 @@ public final class KernelLogProbe implements Probe {
     private static final ProbeSpec SPEC = BootLatches.fields(KernelLogSpec.withReader(ProbeSpec.builder("kernel.log",
                     "regex patterns over the kernel log lines new since the last run: read-only remounts, I/O errors, lockups, OOM, "
                             + "and NIC faults — a NIC's PCIe link below its capability (\"available PCIe bandwidth, limited by … "
-                            + "(capable of …)\"), link-down flaps (mlx5 \"Link down\", \"NIC Link is Down\", bonding, "
-                            + "\"Lost carrier\"), mlx5 fatal health events (\"health compromised\", \"Fatal error N detected\", "
+                            + "(capable of …)\"), link-down flaps (mlx5 \"Link down\", \"NIC Link is Down\", bonding), mlx5 fatal health events (\"health compromised\", \"Fatal error N detected\", "
                             + "\"firmware internal error\", fw_fatal, slot power, module temperature); the NVIDIA driver's faults "
                             + "without an XID (RmInitAdapter failed, reset required, GPU lost, GSP heartbeat lost); uncorrectable PCIe "
-                            + "errors (AER) of GPUs and NICs. See docs/DESIGN.md, Kernel-log rules.")
+                            + "errors (AER) of GPUs and NICs; uncorrectable memory errors (EDAC \"UE\", \"Memory failure\", APEI "
+                            + "\"event severity: recoverable\"); the kernel out of file handles (\"VFS: file-max limit N reached\"). Only the kernel's records count, each matched from the start of its text (users "
+                            + "put text inside kernel records). See docs/DESIGN.md, XIDs and the kernel log.")
             .tags(Tags.HOST, Tags.KERNEL_LOG, Tags.NETWORK)
             .entities(Entity.Kind.LOG, "one per pattern that matched or is latched (its name, else its message, else its regex), "
                     + "and \"kernel log\" for the reading itself")
@@ -73,14 +77,26 @@ public final class KernelLogProbe implements Probe {
             .field("summary", Unit.TEXT, "the pattern's message with the count, when, and the last matching line")
             .field("remedy", Unit.TEXT, "the pattern's remedy: none, restart-app, reset-gpu, reboot or hardware")
             .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
+            .field("regex_gave_up", Unit.COUNT, "kernel log: lines a pattern's regex gave up on (it went past its bound "
+                    + "of work): not judged by that pattern")
+            .field("regex_problem", Unit.TEXT, "kernel log: which patterns gave up, on how many lines")
+            // The patterns and the reading are both entities of kind LOG: a pattern is known by its severity, the reading by its source.
+            .reportedWith("severity", "matches", "lines", "summary", "remedy")
+            .reportedWith("source", "regex_gave_up")
+            .reportedWith("source", KernelLogSpec.READER_FIELDS)
+            .optional("severity", "source", "regex_problem", "cursor_problem")
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}" + STAYS).when(LATCH.name(), true).remedyFrom("remedy")
                     .latches())
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}").when(LATCH.name(), false).remedyFrom("remedy"))
             .rule(DefaultRule.warn(Map.of("severity", "warn", "lines", "> 0"), "{summary}").remedyFrom("remedy"))
             .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log {skipped_lines|line|lines} in {source} {skipped_lines|was|were} not examined "
                     + "(more than max_lines = {with.max_lines} this run)"))
-            .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc read them")),
-            "kernel log", "latched kernel log matches", "fail patterns that matched earlier this boot", "the kernel log").build();
+            .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc read them"))
+            // A catastrophic regex over a line a user shaped: the line was skipped, the reading went on.
+            .rule(DefaultRule.warn(Map.of("regex_gave_up", "> 0"), "{regex_problem}")),
+            "kernel log", "latched kernel log matches", "fail patterns that matched earlier this boot", "the kernel log")
+            .reportedWith("source", "state_lost")
+            .optional(BootLatches.OPTIONAL_FIELDS).build();
 
     @Override
     public ProbeSpec spec() {
@@ -100,19 +116,32 @@ public final class KernelLogProbe implements Probe {
         ProbeState state = ctx.state();
         String boot = KernelLogReader.bootId(ctx);
         Latches latched = Latches.load(state, boot);
-        Instant bootTime = KernelLogReader.bootTime(ctx);
 
         Map<String, Match> matches = new LinkedHashMap<>();
+        Map<String, Long> gaveUp = new LinkedHashMap<>();
         PciClass pci = new PciClass(ctx);
         ReadStats stats = null;
         String readError = null;
         try {
-            stats = KernelLogSpec.reader(ctx).read(line -> {
-                for (LogPattern p : patterns) {
-                    java.util.regex.Matcher m = p.regex().matcher(line.message());
-                    if (m.find() && counts(p, line, bootTime) && pci.counts(m, p.pciClasses())) {
-                        matches.computeIfAbsent(p.name(), k -> new Match()).add(line);
+            stats = KernelLogSpec.reader(ctx).read(new KernelLogReader.Sink() {
+                @Override
+                public void line(KernelLogLine line) {
+                    if (!RecordText.decides(line)) {
+                        return;
                     }
+                    for (LogPattern p : patterns) {
+                        BoundedRegex.Result r = BoundedRegex.lookingAt(p.regex(), line.message());
+                        if (r == BoundedRegex.Result.GAVE_UP) {
+                            gaveUp.merge(p.name(), 1L, Long::sum);
+                        } else if (r.matched() && counts(p, line) && pci.counts(p, line.message())) {
+                            matches.computeIfAbsent(p.name(), k -> new Match()).add(line);
+                        }
+                    }
+                }
+
+                @Override
+                public void earlierBoot() {
+                    matches.clear();
                 }
             });
         } catch (IOException e) {
@@ -141,7 +170,9 @@ public final class KernelLogProbe implements Probe {
         if (readError != null) {
             out.observe(Observation.unreadable(LOG, readError));
         } else {
-            Observation.Builder log = latched.store.observe(Observation.of(LOG).put("source", stats.source()));
+            Observation.Builder log = latched.store.observe(Observation.of(LOG).put("source", stats.source()))
+                    .put("regex_gave_up", gaveUp.values().stream().mapToLong(Long::longValue).sum())
+                    .put("regex_problem", gaveUp.isEmpty() ? null : gaveUpText(gaveUp));
             KernelLogSpec.putStats(log, stats);
             out.observe(log.build());
         }
@@ -149,16 +180,24 @@ public final class KernelLogProbe implements Probe {
         return out.build();
     }
 
-    /** Whether a matching line counts: not when the pattern ignores the first minutes after boot and the line is from then. */
-    private static boolean counts(LogPattern p, KernelLogLine line, Instant bootTime) {
-        if (p.afterBoot() == null) {
-            return true;
-        }
+    /**
+     * Whether a matching line counts: not when the pattern ignores the first minutes after boot and
+     * the kernel's own uptime stamp says the line is from then. A line without one (a syslog line
+     * whose daemon dropped the stamp) counts: a wall-clock time cannot place it, the clock may have
+     * been stepped since.
+     */
+    private static boolean counts(LogPattern p, KernelLogLine line) {
         Double uptime = line.uptimeSeconds();
-        if (uptime == null && line.time() != null && bootTime != null) {
-            uptime = Duration.between(bootTime, line.time()).toMillis() / 1000.0;
-        }
-        return uptime == null || uptime >= p.afterBoot().toMillis() / 1000.0;
+        return p.afterBoot() == null || uptime == null || uptime >= p.afterBoot().toMillis() / 1000.0;
+    }
+
+    /** "the regex of pattern 'x' gave up on 3 lines (it read more than …): not judged by it; …". */
+    private static String gaveUpText(Map<String, Long> gaveUp) {
+        StringBuilder b = new StringBuilder();
+        gaveUp.forEach((name, n) -> b.append(b.length() == 0 ? "" : "; ").append("the regex of pattern '").append(clip(name))
+                .append("' gave up on ").append(n).append(n == 1 ? " line" : " lines"));
+        return b.append(" (it read more than ").append(BoundedRegex.BOUND).append("): not judged by it; write the regex without "
+                + "nested or leading wildcards").toString();
     }
 
     /** "a filesystem was remounted read-only: 1 line since 2026-11-22T04:00:00Z, last: EXT4-fs (nvme0n1p2): Remounting …". */

@@ -45,6 +45,7 @@ public final class KernelModuleProbe implements Probe {
             .field("builtin", Unit.BOOLEAN, "built into the kernel (cannot be unloaded)")
             .field("state", Unit.TEXT, "the state /proc/modules shows: Live, Loading or Unloading (absent for a built-in or absent module)")
             .field("refcount", Unit.COUNT, "users of the module")
+            .optional("state", "refcount")
             .rule(DefaultRule.fail(Map.of("loaded", false), "{entity} is not loaded").when(LOADED.name(), true))
             .rule(DefaultRule.fail(Map.of("builtin", true), "{entity} is built into the kernel but should not be")
                     .when(LOADED.name(), false))

@@ -46,11 +46,15 @@ public final class MemoryProbe implements Probe {
             .field("free", Unit.BYTES, "MemFree: memory not used at all (page cache counts as used)")
             .field("swap_total", Unit.BYTES, "SwapTotal")
             .field("swap_free", Unit.BYTES, "SwapFree")
+            .field("free_with_cache", Unit.BYTES, "MemFree + Buffers + Cached: what LBNL NHC calls free RAM")
+            .field("total_with_swap", Unit.BYTES, "MemTotal + SwapTotal: LBNL NHC's system memory")
+            .field("free_with_cache_and_swap", Unit.BYTES, "free_with_cache + SwapFree: LBNL NHC's free system memory")
             .field("hugepages_total", Unit.BYTES, "HugePages_Total × Hugepagesize: the default-size huge page pool")
             .field("hugepages_free", Unit.BYTES, "HugePages_Free × Hugepagesize")
             .field("expected_total", Unit.BYTES, "the memory 'total' expects (only with 'total')")
             .field("total_deviation_percent", Unit.PERCENT, "how far MemTotal is from 'total', in percent of it: "
                     + "negative when memory is missing (only with 'total')")
+            .optional("expected_total", "total_deviation_percent")
             .rule(DefaultRule.fail(Map.of("total_deviation_percent", "< -{with.tolerance}"), MISMATCH).remedy(Remedy.HARDWARE))
             .rule(DefaultRule.warn(Map.of("total_deviation_percent", "> {with.tolerance}"), MISMATCH))
             .build();
@@ -75,6 +79,9 @@ public final class MemoryProbe implements Probe {
                 .put("free", info.get("MemFree"))
                 .put("swap_total", info.get("SwapTotal"))
                 .put("swap_free", info.get("SwapFree"))
+                .put("free_with_cache", sum(info, "MemFree", "Buffers", "Cached"))
+                .put("total_with_swap", sum(info, "MemTotal", "SwapTotal"))
+                .put("free_with_cache_and_swap", sum(info, "MemFree", "Buffers", "Cached", "SwapFree"))
                 .put("hugepages_total", pages(info.get("HugePages_Total"), pageSize))
                 .put("hugepages_free", pages(info.get("HugePages_Free"), pageSize))
                 .put("expected_total", expected)
@@ -110,6 +117,15 @@ public final class MemoryProbe implements Probe {
             }
         }
         return out;
+    }
+
+    /** The sum of these lines, as LBNL NHC adds them: a line the kernel does not print counts as 0 (as in its bash). */
+    private static long sum(Map<String, Long> info, String... keys) {
+        long s = 0;
+        for (String k : keys) {
+            s += info.getOrDefault(k, 0L);
+        }
+        return s;
     }
 
     private static Long pages(Long count, Long pageSize) {

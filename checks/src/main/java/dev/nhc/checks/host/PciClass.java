@@ -26,9 +26,18 @@ final class PciClass {
         this.ctx = ctx;
     }
 
-    /** Whether the address a pattern's {@code pci} group matched is of one of {@code prefixes}, or of a class nhc cannot read. */
-    boolean counts(Matcher m, List<String> prefixes) {
+    /**
+     * Whether the address the pattern's {@code pci} group matched in {@code text} is of one of its
+     * classes, or of a class nhc cannot read. Called after the pattern matched within its bound, so
+     * matching it once more to read the group is bounded by the same work.
+     */
+    boolean counts(KernelLogPatterns.LogPattern p, String text) {
+        List<String> prefixes = p.pciClasses();
         if (prefixes.isEmpty()) {
+            return true;
+        }
+        Matcher m = p.regex().matcher(text);
+        if (!m.lookingAt()) {
             return true;
         }
         String address = m.group("pci");

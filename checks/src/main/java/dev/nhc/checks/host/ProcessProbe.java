@@ -1,7 +1,11 @@
 package dev.nhc.checks.host;
 
 import dev.nhc.checks.DecimalDigits;
+import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.engine.process.CurrentProcess;
+import dev.nhc.engine.process.ProcessRunner;
+import dev.nhc.engine.process.TrustedCommand;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
@@ -22,19 +26,38 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
 
 /**
  * {@code process}: a named process is running (or is not), optionally as a given user. Scans
- * /proc/[pid]: the name matches {@code comm} (the kernel truncates it to 15 characters) or the
- * basename of argv[0] from {@code cmdline}; the user matches the real or effective uid from
- * {@code status}. Zombies do not count as running. It observes how many match and their pids;
- * whether that is too few or too many is its default rules'.
+ * /proc/[pid]: {@code name} matches {@code comm} (the kernel truncates it to 15 characters) or the
+ * basename of argv[0] from {@code cmdline}; {@code argv0} and {@code cmdline} are globs over the
+ * command line as ps(1) shows it (the arguments joined by blanks, "[comm]" for a kernel thread),
+ * which is what LBNL NHC's {@code check_ps_service} and {@code check_ps_daemon} match. The user
+ * matches the real or effective uid from {@code status}. Zombies do not count as running. It
+ * observes how many match and their pids; whether that is too few or too many is its default rules'.
+ *
+ * <p>{@code action} is the one thing a probe does besides observing, and only when the config opts in
+ * ({@code settings.run_actions: true}; off by default, nhc then only observes): when the check finds
+ * what it fails on (no matching process, or one that must not run), the command is run once, like a
+ * {@code command} check's (root's program, clean environment, bounded by the check's time), and what
+ * it did is observed. The check still fails this run, as LBNL NHC's {@code check_ps_service -S} and
+ * {@code -E} do; the next run sees whether the action worked.
  */
 public final class ProcessProbe implements Probe {
-    private static final int COMM_MAX = 15;
     private static final int PIDS_SHOWN = 10;
 
-    static final ParamSpec<String> NAME = ParamSpec.text("name", "process name as in /proc/PID/comm or argv[0]'s basename").required();
+    static final ParamSpec<String> NAME = ParamSpec.text("name", "process name as in /proc/PID/comm or argv[0]'s basename");
+    static final ParamSpec<List<Pattern>> ARGV0 = ParamSpec.globs("argv0",
+            "instead of name: glob the first word of the command line must match, as ps shows it (e.g. \"*sshd:\" for OpenSSH's "
+                    + "\"sshd: /usr/sbin/sshd -D\"; LBNL's check_ps_service matches *DAEMON there)");
+    static final ParamSpec<List<Pattern>> CMDLINE = ParamSpec.globs("cmdline",
+            "instead of name: glob the whole command line must match, as ps shows it with the arguments joined by single blanks "
+                    + "(e.g. \"*munged*\"; LBNL's check_ps_daemon looks for its name anywhere in it)");
+    static final ParamSpec<List<String>> ACTION = ParamSpec.texts("action",
+            "command to run when the check finds what it fails on (no process for state present, one for absent), e.g. "
+                    + "[systemctl, start, sshd]; only with settings.run_actions: true (off by default: nhc only observes)");
     static final ParamSpec<String> USER = ParamSpec.text("user", "user name or uid it must run as");
     static final ParamSpec<String> STATE = ParamSpec.choice("state", "whether it must run or must not", "present", "absent")
             .defaultValue("present");
@@ -46,14 +69,24 @@ public final class ProcessProbe implements Probe {
             .tags(Tags.HOST)
             .entities(Entity.Kind.PROCESS, "the process name (with its user)")
             .param(NAME)
+            .param(ARGV0)
+            .param(CMDLINE)
             .param(USER)
             .param(STATE)
             .param(MIN_COUNT)
+            .param(ACTION)
+            .paramsCheck(p -> (p.given(NAME.name()) ? 1 : 0) + (p.given(ARGV0.name()) ? 1 : 0) + (p.given(CMDLINE.name()) ? 1 : 0) != 1
+                    ? "give exactly one of 'name', 'argv0' or 'cmdline'" : null)
             .field("count", Unit.COUNT, "matching processes (zombies excluded)")
             .field("pids", Unit.TEXT, "their pids, lowest first, at most " + PIDS_SHOWN + " (absent when none)")
+            .field("action", Unit.TEXT, "with 'action', when the check fails: the command run and how it ended, or why it was not run")
+            .optional("pids", "action")
+            .rule(DefaultRule.fail(AllOf.of("count", 0, "action", "~ ."), "process {entity} not running; {action}").when("state", "present"))
             .rule(DefaultRule.fail(Map.of("count", 0), "process {entity} not running").when("state", "present"))
             .rule(DefaultRule.fail(Map.of("count", "< {with.min_count}"),
                     "only {count} of {with.min_count} process {entity} running (pids {pids})").when("state", "present"))
+            .rule(DefaultRule.fail(AllOf.of("count", "> 0", "action", "~ ."), "process {entity} is running but should not be (pids {pids}); {action}")
+                    .when("state", "absent"))
             .rule(DefaultRule.fail(Map.of("count", "> 0"), "process {entity} is running but should not be (pids {pids})")
                     .when("state", "absent"))
             .build();
@@ -63,12 +96,22 @@ public final class ProcessProbe implements Probe {
         return SPEC;
     }
 
+    private final BooleanSupplier runningAsRoot;
+
+    public ProcessProbe() {
+        this(Ownership::runningAsRoot);
+    }
+
+    ProcessProbe(BooleanSupplier runningAsRoot) {
+        this.runningAsRoot = runningAsRoot;
+    }
+
     @Override
-    public ProbeResult probe(ProbeContext ctx) throws IOException {
+    public ProbeResult probe(ProbeContext ctx) throws IOException, InterruptedException {
         Params p = ctx.params();
-        String name = NAME.get(p);
+        ProcessMatch match = ProcessMatch.of(NAME.get(p), ARGV0.get(p), CMDLINE.get(p));
         String user = USER.get(p);
-        String label = user == null ? name : name + " (user " + user + ")";
+        String label = user == null ? match.label() : match.label() + " (user " + user + ")";
         Entity entity = Entity.of(Entity.Kind.PROCESS, label);
         Long uid = null;
         if (user != null) {
@@ -77,8 +120,36 @@ public final class ProcessProbe implements Probe {
                 return ProbeResult.of(Observation.unreadable(entity, "no user '" + user + "' in " + ctx.sys("/etc/passwd")));
             }
         }
-        List<Long> pids = scan(ctx, name, uid);
-        return ProbeResult.of(Observation.of(entity).put("count", (long) pids.size()).put("pids", list(pids)).build());
+        List<Long> pids = scan(ctx, match, uid);
+        Observation.Builder o = Observation.of(entity).put("count", (long) pids.size()).put("pids", list(pids));
+        List<String> action = ACTION.get(p);
+        if (action != null && pids.isEmpty() == "present".equals(STATE.get(p))) {
+            o.put("action", act(ctx, action));
+        }
+        return ProbeResult.of(o.build());
+    }
+
+    /** Runs the action when the config allows it; what happened, in words. */
+    private String act(ProbeContext ctx, List<String> argv) throws InterruptedException {
+        String shown = String.join(" ", argv);
+        if (!Boolean.TRUE.equals(ctx.setting("run_actions"))) {
+            return "not run: '" + shown + "' runs only with settings.run_actions: true";
+        }
+        try (TrustedCommand cmd = TrustedCommand.prepare(argv, runningAsRoot.getAsBoolean())) {
+            ProcessRunner.Result r = cmd.runner().mergeStderr().timeout(ProcessRunner.within(ctx.remaining())).run();
+            if (r.timedOut()) {
+                return "ran '" + shown + "': did not finish in time, killed";
+            }
+            return "ran '" + shown + "': exit " + r.exitCode() + (r.exitCode() != 0 && !r.firstLine().isEmpty() ? ": " + r.firstLine() : "");
+        } catch (TrustedCommand.NotFoundException e) {
+            return "not run: " + argv.get(0) + " " + e.getMessage();
+        } catch (UntrustedPathException e) {
+            return "not run: refusing to run " + argv.get(0) + " as root: " + e.getMessage();
+        } catch (ProcessRunner.StartFailure e) {
+            return "not run: cannot run " + shown + ": " + e.reason();
+        } catch (IOException e) {
+            return "not run: cannot check who can change " + argv.get(0) + ": " + e.getMessage();
+        }
     }
 
     /** "812, 900", the first ten and "…" after them; null when there are none (the field is then absent). */
@@ -93,7 +164,7 @@ public final class ProcessProbe implements Probe {
         return pids.size() > PIDS_SHOWN ? s.append(", …").toString() : s.toString();
     }
 
-    static List<Long> scan(ProbeContext ctx, String name, Long uid) throws IOException {
+    static List<Long> scan(ProbeContext ctx, ProcessMatch match, Long uid) throws IOException {
         Path proc = ctx.sys("/proc");
         boolean realProc = proc.equals(Path.of("/proc"));
         long self = CurrentProcess.pid();
@@ -105,7 +176,7 @@ public final class ProcessProbe implements Probe {
                     continue;
                 }
                 try {
-                    if (matches(dir, name, uid)) {
+                    if (matches(dir, match, uid)) {
                         found.add(pid);
                     }
                 } catch (IOException gone) {
@@ -119,11 +190,10 @@ public final class ProcessProbe implements Probe {
         return found;
     }
 
-    private static boolean matches(Path dir, String name, Long uid) throws IOException {
+    private static boolean matches(Path dir, ProcessMatch match, Long uid) throws IOException {
         String comm = Files.readString(dir.resolve("comm"), StandardCharsets.UTF_8).strip();
-        boolean named = comm.equals(name) || (name.length() > COMM_MAX && comm.equals(name.substring(0, COMM_MAX)))
-                || name.equals(argv0(dir));
-        if (!named) {
+        byte[] cmdline = readCmdline(dir);
+        if (!match.matches(comm, cmdline)) {
             return false;
         }
         boolean uidOk = uid == null;
@@ -139,18 +209,11 @@ public final class ProcessProbe implements Probe {
         return uidOk;
     }
 
-    private static String argv0(Path dir) {
+    private static byte[] readCmdline(Path dir) {
         try {
-            byte[] b = Files.readAllBytes(dir.resolve("cmdline"));
-            int end = 0;
-            while (end < b.length && b[end] != 0) {
-                end++;
-            }
-            String a = new String(b, 0, end, StandardCharsets.UTF_8);
-            int slash = a.lastIndexOf('/');
-            return slash >= 0 ? a.substring(slash + 1) : a;
+            return Files.readAllBytes(dir.resolve("cmdline"));
         } catch (IOException e) {
-            return "";
+            return new byte[0];
         }
     }
 }

@@ -2,9 +2,7 @@ package dev.nhc.checks.kernel;
 
 import dev.nhc.checks.logfile.GrowingLogFile;
 import dev.nhc.checks.logfile.LineScanner;
-import dev.nhc.checks.host.Executables;
-import dev.nhc.engine.process.ProcessRunner;
-import dev.nhc.engine.process.TrustedCommand;
+import dev.nhc.checks.kernel.KernelLogLine.Origin;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeState;
 
@@ -19,9 +17,6 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * Reads the kernel log records that are new since the last run, keeping its cursor in the
@@ -32,34 +27,58 @@ import java.util.function.Consumer;
  * ReadStats stats = reader.read(line -> ...);                  // each new KernelLogLine, in order
  * }</pre>
  *
- * Sources:
+ * Only what the kernel wrote reaches the sink: a line decides a node only if it provably came
+ * from the kernel ({@link KernelLogLine.Origin#KERNEL}, and the further lines of such a record);
+ * other programs' lines are counted ({@code otherLines}), lines nobody can be told to have written
+ * are counted ({@code unparsedLines}) and, except in a replay, not handed on. Sources:
  * <ul>
  * <li>{@code kmsg} ({@code /dev/kmsg} under the system root): records "prio,seq,usec,flags;text";
  *     cursor = last sequence number; the device is read non-blocking to its current end; a
- *     regular file at that path (tests) is read to EOF. Only kernel-facility records count.</li>
- * <li>{@code journal}: {@code journalctl -k -o short-iso-precise --show-cursor [--after-cursor=C]};
- *     cursor = the journal cursor.</li>
- * <li>a path (resolved under the system root): cursor = device, inode, size, byte offset, and
- *     checksums of the first bytes and of the bytes before the offset. A file renamed away by
- *     rotation is found again by its inode in the same directory ({@code kern.log.1}) and read to
- *     its end before the new file is read from its start; a truncated, replaced or rewritten file
- *     is read from its start.</li>
+ *     regular file at that path (tests) is read to EOF. Only records of facility 0 (prio >> 3)
+ *     are the kernel's: the others were written to /dev/kmsg by programs.</li>
+ * <li>{@code journal}: {@code journalctl -k -o json [--after-cursor=C]}, each entry checked for
+ *     {@code _TRANSPORT=kernel} (a field journald sets, not its client) and this boot's
+ *     {@code _BOOT_ID}; cursor = the journal cursor.</li>
+ * <li>a path (resolved under the system root): dmesg text, or a syslog file whose lines count only
+ *     when tagged {@code kernel:} ({@link LogTimestamps}). Cursor = device, inode, size, byte
+ *     offset, and checksums of the first bytes and of the bytes before the offset. A file renamed
+ *     away by rotation is found again by its inode in the same directory ({@code kern.log.1}) and
+ *     read to its end before the new file is read from its start; a truncated, replaced or
+ *     rewritten file is read from its start.</li>
  * </ul>
  * Lines are bounded ({@link LineScanner}): an endless line keeps its head and is counted as
  * truncated, NUL padding is dropped, and the cursor always moves past what was scanned. Every
  * cursor value read back from state is checked ({@link KernelLogCursor}); an invalid one is reset
  * and reported in {@link ReadStats#warnings()}.
- * A new boot id drops the kmsg and journal cursors (sequence numbers restart at boot); a file
- * outlives boots, so its cursor is kept and lines stamped before the boot are counted as
- * {@code beforeBootLines} instead of being examined (unless {@link #sinceBoot(boolean) sinceBoot(false)}).
+ *
+ * <p>Which boot a line belongs to is told by position, never by comparing its wall-clock stamp
+ * with the boot time (NTP steps the clock, the syslog daemon stamps with whatever clock it had).
+ * A new boot id drops the kmsg and journal cursors (sequence numbers restart at boot; journalctl
+ * {@code -k} reads this boot only). A file outlives boots, so its cursor is kept; when it was not
+ * taken in this boot (the first run, the first after a reboot, a reset), the kernel's banner
+ * ("Linux version …", the first record of every boot) marks where this boot starts: the lines
+ * before it are counted as {@code beforeBootLines} and forgotten ({@link Sink#earlierBoot}),
+ * unless {@link #sinceBoot(boolean) sinceBoot(false)}. A line that cannot be placed counts as
+ * this boot's.
  * The work per run is bounded: past {@link #maxLines} new lines are counted as skipped, and at
  * the check's deadline the reader stops and continues next run.
  */
 public final class KernelLogReader {
     public static final long DEFAULT_MAX_LINES = 1_000_000;
     static final String KMSG_PATH = "/dev/kmsg";
-    /** Clock skew allowed between a log line's stamp and the boot time before calling it "before boot". */
-    private static final Duration BOOT_SLACK = Duration.ofSeconds(5);
+
+    /** What the reader hands the lines to. */
+    public interface Sink {
+        /** One new line of the kernel's, in log order. */
+        void line(KernelLogLine line);
+
+        /**
+         * The kernel's banner came: every line handed before it in this read belongs to an earlier
+         * boot; forget what they said. Only in a read whose cursor was not taken in this boot.
+         */
+        default void earlierBoot() {
+        }
+    }
 
     private final ProbeContext ctx;
     private final String source;
@@ -88,7 +107,7 @@ public final class KernelLogReader {
         return this;
     }
 
-    /** false: also examine file lines stamped before this boot (replaying an old capture). */
+    /** false: also examine file lines of earlier boots (replaying an old capture). */
     public KernelLogReader sinceBoot(boolean b) {
         this.sinceBoot = b && !replay;
         return this;
@@ -128,7 +147,7 @@ public final class KernelLogReader {
     }
 
     /** Hands every new line to {@code sink} in log order, advances the cursor, and says what it did. */
-    public ReadStats read(Consumer<KernelLogLine> sink) throws IOException {
+    public ReadStats read(Sink sink) throws IOException {
         KernelLogCursor cursor = new KernelLogCursor(state);
         String boot = bootId(ctx);
         String storedBoot = cursor.bootId();
@@ -136,17 +155,19 @@ public final class KernelLogReader {
         boolean sameSource = source.equals(cursor.source());
         // A sequence number or journal cursor is only good for the boot it was stored with.
         boolean keepCursor = sameSource && !bootChanged && !cursor.bootIdDropped();
-        Counter c = new Counter(sink, budgetEnd());
+        LineGate c = new LineGate(sink, budgetEnd(), ctx.clock(), maxLines, replay);
         Outcome o;
         if (source.equals("kmsg")) {
             o = readKmsg(c, cursor, keepCursor);
         } else if (source.equals("journal")) {
-            o = readJournal(c, cursor, keepCursor);
+            o = readJournal(c, cursor, keepCursor, boot);
         } else {
-            o = readFile(c, cursor, sameSource, bootTime(ctx));
+            // Lines after a cursor taken in this boot are this boot's; otherwise the banner says where it starts.
+            c.placeByBanner = sinceBoot && !(keepCursor && boot != null && cursor.bootId() != null && cursor.file() != null);
+            o = readFile(c, cursor, sameSource);
         }
         cursor.saveCommon(source, boot);
-        return new ReadStats(o.source, c.read, c.unparsed, c.skipped, c.beforeBoot, o.lost, bootChanged, o.restarted,
+        return new ReadStats(o.source, c.read, c.unparsed, c.other, c.skipped, c.beforeBoot, o.lost, bootChanged, o.restarted,
                 o.incomplete || c.incomplete, c.truncated, cursor.warnings());
     }
 
@@ -164,58 +185,8 @@ public final class KernelLogReader {
         return ctx.clock().instant().plus(left).minus(margin);
     }
 
-    /** Counts and bounds what goes to the sink. */
-    private final class Counter {
-        final Consumer<KernelLogLine> sink;
-        final Instant end;
-        long read;
-        long unparsed;
-        long skipped;
-        long beforeBoot;
-        long truncated;
-        boolean incomplete;
-
-        Counter(Consumer<KernelLogLine> sink, Instant end) {
-            this.sink = sink;
-            this.end = end;
-        }
-
-        /** Returns false once the deadline has come (checked every 4096 lines). */
-        boolean timeLeft() {
-            if ((read + skipped) % 4096 == 0) {
-                return !outOfTime();
-            }
-            return true;
-        }
-
-        /** Reads the clock now. */
-        boolean outOfTime() {
-            if (ctx.clock().instant().isAfter(end)) {
-                incomplete = true;
-                return true;
-            }
-            return false;
-        }
-
-        void offer(KernelLogLine line, Instant bootTime) {
-            if (read >= maxLines) {
-                skipped++;
-                return;
-            }
-            read++;
-            if (!line.timestampParsed()) {
-                unparsed++;
-            }
-            if (sinceBoot && bootTime != null && line.time() != null && line.time().isBefore(bootTime.minus(BOOT_SLACK))) {
-                beforeBoot++;
-                return;
-            }
-            sink.accept(line);
-        }
-    }
-
     /** Scans a file from {@code offset} with bounded lines, handing each to the counter; returns the offset reached. */
-    private long scan(FileChannel ch, long offset, Counter c, LineHandler h) throws IOException {
+    private long scan(FileChannel ch, long offset, LineGate c, LineHandler h) throws IOException {
         LineScanner scanner = new LineScanner();
         long end = scanner.scan(ch, offset, new LineScanner.Sink() {
             @Override
@@ -230,7 +201,7 @@ public final class KernelLogReader {
 
             @Override
             public void line(long lineNo, byte[] bytes, int len, boolean truncated) {
-                if (c.read >= maxLines) {
+                if (c.full()) {
                     c.skipped++; // counted without decoding: the bound is there to cap the work
                     return;
                 }
@@ -247,7 +218,7 @@ public final class KernelLogReader {
 
     // ---- /dev/kmsg ----
 
-    private Outcome readKmsg(Counter c, KernelLogCursor cursor, boolean keepCursor) throws IOException {
+    private Outcome readKmsg(LineGate c, KernelLogCursor cursor, boolean keepCursor) throws IOException {
         Path p = ctx.sys(KMSG_PATH);
         long after = keepCursor ? cursor.seq() : -1;
         Instant bootTime = bootTime(ctx);
@@ -268,7 +239,7 @@ public final class KernelLogReader {
 
     /** One read of kmsg records after a sequence number. */
     private final class KmsgPass {
-        final Counter c;
+        final LineGate c;
         final Instant bootTime;
         /** false on a second pass over the same records: malformed ones were handed on already. */
         final boolean offerMalformed;
@@ -276,7 +247,7 @@ public final class KernelLogReader {
         long newest = -1;
         long lost;
 
-        KmsgPass(Counter c, long after, Instant bootTime, boolean offerMalformed) {
+        KmsgPass(LineGate c, long after, Instant bootTime, boolean offerMalformed) {
             this.c = c;
             this.last = after;
             this.bootTime = bootTime;
@@ -298,7 +269,7 @@ public final class KernelLogReader {
                 usec = Long.parseLong(head[2]);
             } catch (NumberFormatException e) {
                 if (offerMalformed) {
-                    c.offer(new KernelLogLine(-1, null, null, rec.strip(), false), null);
+                    c.offer(new KernelLogLine(-1, null, null, rec.strip(), Origin.UNKNOWN));
                 }
                 return;
             }
@@ -310,20 +281,18 @@ public final class KernelLogReader {
                 lost += seq - last - 1;
             }
             last = seq;
-            if ((prio >> 3) != 0) {
-                return;
-            }
             String text = rec.substring(semi + 1);
             int nl = text.indexOf('\n');
             if (nl >= 0) {
-                text = text.substring(0, nl);
+                text = text.substring(0, nl); // the record's dictionary follows; line breaks in its text are escaped
             }
+            // The time only names the record in messages; its place in the boot is its sequence number and usec.
             Instant t = bootTime == null ? null : bootTime.plusNanos(usec * 1000);
-            c.offer(new KernelLogLine(seq, t, usec / 1e6, text, true), null);
+            c.offer(new KernelLogLine(seq, t, usec / 1e6, text, (prio >> 3) == 0 ? Origin.KERNEL : Origin.OTHER));
         }
     }
 
-    private void readKmsgRecords(Path p, Counter c, KmsgPass pass) throws IOException {
+    private void readKmsgRecords(Path p, LineGate c, KmsgPass pass) throws IOException {
         if (Files.isRegularFile(p)) {
             try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
                 scan(ch, 0, c, (lineNo, line) -> {
@@ -348,9 +317,9 @@ public final class KernelLogReader {
 
     // ---- a log file ----
 
-    private Outcome readFile(Counter c, KernelLogCursor cursor, boolean sameSource, Instant bootTime) throws IOException {
+    private Outcome readFile(LineGate c, KernelLogCursor cursor, boolean sameSource) throws IOException {
         Path p = ctx.sys(source);
-        LineHandler h = (lineNo, text) -> c.offer(timestamps.parse(lineNo, text), bootTime);
+        LineHandler h = (lineNo, text) -> c.offer(timestamps.parse(lineNo, text));
         GrowingLogFile.Read r = new GrowingLogFile(p, "kernel log " + p).read(sameSource ? cursor.file() : null, new GrowingLogFile.Lines() {
             @Override
             public long scan(FileChannel ch, long offset) throws IOException {
@@ -368,61 +337,8 @@ public final class KernelLogReader {
 
     // ---- journald ----
 
-    private Outcome readJournal(Counter c, KernelLogCursor cursor, boolean keepCursor) throws IOException {
-        String from = keepCursor ? cursor.journalCursor() : null;
-        long offered = c.read + c.skipped;
-        JournalRun run = runJournal(c, from);
-        if (from != null && !run.result.timedOut() && run.result.exitCode() != 0 && c.read + c.skipped == offered
-                && run.result.firstLine().toLowerCase(java.util.Locale.ROOT).contains("cursor")) {
-            // A cursor journalctl cannot use (damaged, or from a journal since removed) would fail every run.
-            cursor.dropJournalCursor(run.result.firstLine());
-            from = null;
-            run = runJournal(c, null);
-        }
-        if (run.result.timedOut()) {
-            return new Outcome("journal", 0, from == null, true);
-        }
-        if (run.result.exitCode() != 0) {
-            throw new IOException(journalctl + " -k exited with " + run.result.exitCode() + ": " + run.result.firstLine());
-        }
-        if (run.cursor != null) {
-            cursor.saveJournalCursor(run.cursor);
-        }
-        return new Outcome("journal", 0, from == null, false);
-    }
-
-    private record JournalRun(ProcessRunner.Result result, String cursor) {
-    }
-
-    private JournalRun runJournal(Counter c, String after) throws IOException {
-        List<String> argv = new ArrayList<>(List.of(journalctl, "-k", "-o", "short-iso-precise", "--no-pager", "--show-cursor", "-q"));
-        if (after != null) {
-            argv.add("--after-cursor=" + after);
-        }
-        String[] newCursor = {null};
-        long[] lineNo = {0};
-        Duration left = Duration.between(ctx.clock().instant(), c.end);
-        // root runs it: the system directories only, a root-owned program, a clean environment
-        try (TrustedCommand cmd = Executables.prepare(argv)) {
-            ProcessRunner.Result r = Executables.runner(cmd)
-                    .timeout(left.isNegative() ? Duration.ZERO : left)
-                    .onStdoutLine(text -> {
-                        if (text.startsWith("-- cursor: ")) {
-                            newCursor[0] = text.substring("-- cursor: ".length()).trim();
-                        } else if (!text.isBlank() && !text.startsWith("-- No entries --")) {
-                            c.offer(timestamps.parse(++lineNo[0], text), null);
-                        }
-                    })
-                    .run();
-            return new JournalRun(r, newCursor[0]);
-        } catch (Executables.Unusable e) {
-            throw new IOException(e.getMessage() + " (needed for log: journal)");
-        } catch (ProcessRunner.StartFailure e) {
-            throw new IOException("cannot run " + journalctl + " (needed for log: journal): " + e.reason());
-        } catch (InterruptedException e) {
-            // the runner gave up on this check; journalctl is already killed
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while reading the journal with " + journalctl);
-        }
+    private Outcome readJournal(LineGate c, KernelLogCursor cursor, boolean keepCursor, String boot) throws IOException {
+        JournalSource.Read r = new JournalSource(journalctl, ctx.clock()).read(c, cursor, keepCursor, boot);
+        return new Outcome("journal", 0, r.restarted(), r.incomplete());
     }
 }

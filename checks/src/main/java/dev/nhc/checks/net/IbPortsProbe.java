@@ -1,5 +1,6 @@
 package dev.nhc.checks.net;
 
+import dev.nhc.checks.Globs;
 import dev.nhc.checks.host.AllOf;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
@@ -47,6 +48,7 @@ import java.util.regex.Pattern;
  */
 public final class IbPortsProbe implements Probe {
     static final String CLASS_DIR = "/sys/class/infiniband";
+    static final String UMAD_ABI = "/sys/class/infiniband_mad/abi_version";
     private static final int NAMED_MAX = 16;
     /** Counters shown as a rate per minute (the flap counters are shown as increases). */
     private static final List<String> RATED = SysfsIbPorts.COUNTERS.subList(2, SysfsIbPorts.COUNTERS.size());
@@ -57,9 +59,14 @@ public final class IbPortsProbe implements Probe {
     static final ParamSpec<Long> RATE = ParamSpec.integer("rate",
                     "the rate in Gb/s the ports must run at (e.g. 400 for NDR 4X); an active port below it warns, or does not count towards 'count'")
             .check(n -> n < 1 ? "must be at least 1 (Gb/s)" : n > 100_000 ? "must be a rate in Gb/s such as 400" : null);
+    static final ParamSpec<Boolean> EXACT_RATE = ParamSpec.flag("exact_rate",
+                    "count a port only at exactly 'rate' (LBNL NHC's check_hw_ib), not at 'rate' or faster").defaultValue(false);
     static final ParamSpec<List<Pattern>> DEVICES = ParamSpec.globs("devices",
-                    "device names or globs to consider, e.g. [mlx5_0, \"mlx5_[3-6]\"] (DEVICE/PORT names one port); default: every device")
-            .check(l -> l.isEmpty() ? "list at least one device name or glob, or leave 'devices' out for every device" : null);
+                    "device names or globs to consider, e.g. [mlx5_0, \"mlx5_[3-6]\"] (DEVICE/PORT, or LBNL NHC's DEVICE:PORT, names one port); "
+                            + "default: every device")
+            .check(IbPortsProbe::deviceNamesProblem);
+    /** A device as sysfs names it (mlx5_0, mlx5_ib3, hfi1_0, mlx5_bond_0), optionally a port; glob characters allowed in both. */
+    private static final Pattern DEVICE_NAME = Pattern.compile("[A-Za-z0-9_.*?\\[\\]!-]+([/:][0-9*?\\[\\]!-]+)?");
     static final ParamSpec<String> LINK_LAYER = ParamSpec.choice("link_layer",
                     "which ports to consider: InfiniBand ones, Ethernet (RoCE) ones, or both", "infiniband", "ethernet", "any")
             .defaultValue("infiniband");
@@ -81,17 +88,20 @@ public final class IbPortsProbe implements Probe {
                 .entities(Entity.Kind.PORT, "one per port considered (port mlx5_0/1), and the node for the port count")
                 .param(COUNT)
                 .param(RATE)
+                .param(EXACT_RATE)
                 .param(DEVICES)
                 .param(LINK_LAYER)
                 .param(FLAP_WINDOW)
                 .param(FLAP_BURST)
                 .field("ports_found", Unit.COUNT, "node: ports considered (matching devices and link_layer)")
                 .field("ports_other", Unit.COUNT, "node: ports present but not considered (another link layer or device)")
-                .field("ports_up", Unit.COUNT, "node: ports considered that are Active (at 'rate' or faster, when given)")
+                .field("ports_up", Unit.COUNT, "node: ports considered that are Active (at 'rate' or faster when given; exactly, with exact_rate)")
                 .field("ports_not_up", Unit.TEXT, "node: the ports considered that do not count, and why (absent when none)")
                 .field("looked_for", Unit.TEXT, "node: which ports are considered, in words")
                 .field("devices_missing", Unit.COUNT, "node: entries of 'devices' that match no port considered")
                 .field("devices_missing_names", Unit.TEXT, "node: those entries, and why (absent when none)")
+                .field("umad_loaded", Unit.BOOLEAN, "node: the user-space MAD interface is there (/sys/class/infiniband_mad/abi_version, "
+                        + "not 0), which ibstat and the other diagnostics need (absent in a replay)")
                 .field("state", Unit.TEXT, "port: logical state: DOWN, INIT, ARMED, ACTIVE (ACTIVE_DEFER)")
                 .field("phys_state", Unit.TEXT, "port: physical state: Polling, Disabled, LinkUp, LinkErrorRecovery…")
                 .field("active", Unit.BOOLEAN, "port: state is ACTIVE")
@@ -109,7 +119,18 @@ public final class IbPortsProbe implements Probe {
         for (String c : RATED) {
             b.field(c + "_rate", Unit.PER_MINUTE, "port: " + c + " per minute since the previous run");
         }
+        for (String c : SysfsIbPorts.COUNTERS) {
+            b.optional(c); // absent in ibstat output, and where a driver has no such counter
+        }
+        for (String c : RATED) {
+            b.optional(c + "_rate");
+        }
         return b
+                .reportedFor(Entity.Kind.NODE, "ports_found", "ports_other", "ports_up", "ports_not_up", "looked_for", "devices_missing",
+                        "devices_missing_names", "umad_loaded")
+                .reportedFor(Entity.Kind.PORT, "state", "phys_state", "active", "expected_active", "rate", "speed", "link_layer", "netdev")
+                .optional("ports_not_up", "devices_missing", "devices_missing_names", "umad_loaded", "rate", "speed", "netdev", "link_downed_increase",
+                        "link_error_recovery_increase", "link_downed_in_window")
                 .rule(DefaultRule.fail(Map.of("ports_found", 0), "no {looked_for} found ({ports_other} other {ports_other|port|ports} present)"))
                 .rule(DefaultRule.fail(Map.of("devices_missing", "> 0"), "devices without a port to check: {devices_missing_names}")
                         .remedy(Remedy.HARDWARE))
@@ -142,6 +163,7 @@ public final class IbPortsProbe implements Probe {
         Long rate = RATE.get(p);
         List<Pattern> devices = DEVICES.get(p);
         String layer = LINK_LAYER.get(p);
+        boolean exact = EXACT_RATE.get(p);
         IbPortsSource source = ctx.service(IbPortsSource.class).orElseGet(() -> new SysfsIbPorts(ctx.sys(CLASS_DIR)));
         List<IbPort> all = source.ports();
         PortHistory history = source.hasCounters() ? new PortHistory(ctx.state(), ctx.clock().instant(), FLAP_WINDOW.get(p)) : null;
@@ -167,14 +189,14 @@ public final class IbPortsProbe implements Probe {
                 continue;
             }
             found++;
-            boolean fast = rate == null || (port.rateGbps() != null && port.rateGbps() >= rate);
+            boolean fast = rate == null || (port.rateGbps() != null && (exact ? port.rateGbps() == rate.doubleValue() : port.rateGbps() >= rate));
             if (port.active() && fast) {
                 up++;
             } else {
                 notUp.add(port.active() ? port.id() + " at " + (port.rateGbps() == null ? "an unknown rate" : Rates.show(port.rateGbps()) + " Gb/s")
                         : port.id() + " " + port.state() + " (" + port.physState() + ")");
             }
-            ports.add(observe(port, count == null, history));
+            ports.add(observe(port, count == null || source.partial(), history));
         }
         if (history != null) {
             // A device whose ports could not be listed this time still has them: keep their flap window.
@@ -197,16 +219,27 @@ public final class IbPortsProbe implements Probe {
             notUp.add(missing == 1 ? "1 port not found" : missing + " ports not found");
         }
         Observation.Builder node = Observation.of(Entity.NODE)
-                .put("ports_found", found)
+                .put("ports_found", source.partial() ? null : found)
                 .put("ports_other", (long) all.size() - found)
-                .put("ports_up", up)
+                .put("ports_up", source.partial() ? null : up)
                 .put("ports_not_up", notUp.isEmpty() ? null : named(notUp))
-                .put("looked_for", lookedFor(layer, devices));
+                .put("looked_for", lookedFor(layer, devices))
+                .put("umad_loaded", source.hasCounters() ? umadLoaded(ctx) : null);
         if (devices != null) {
             List<String> missing = missingDevices(all, devices, layer);
             node.put("devices_missing", (long) missing.size()).put("devices_missing_names", missing.isEmpty() ? null : named(missing));
         }
-        ProbeResult.Builder out = ProbeResult.builder().observe(node.build());
+        ProbeResult.Builder out = ProbeResult.builder();
+        List<String> problems = source.problems();
+        if (source.partial()) {
+            // cut short: how many ports the node has is not in the capture; each port shown is judged by itself
+            out.observe(Observation.unreadable(Entity.NODE, "the capture is cut short: ports it does not show are not known to be up"));
+        }
+        // A capture that showed no port at all, only lines that are not ibstat's, counts nothing.
+        out.observe(problems.isEmpty() || !all.isEmpty() ? node.build() : Observation.unreadable(Entity.NODE, String.join("; ", problems)));
+        if (!all.isEmpty()) {
+            problems.forEach(problem -> out.observe(Observation.unreadable(Entity.NODE, problem)));
+        }
         ports.forEach(out::observe);
         return out.build();
     }
@@ -236,6 +269,16 @@ public final class IbPortsProbe implements Probe {
         return o.build();
     }
 
+    /** LBNL NHC's check_hw_ib fails without it: "version mismatch between kernel OFED drivers and userspace OFED libraries". */
+    private static boolean umadLoaded(ProbeContext ctx) {
+        try {
+            String v = java.nio.file.Files.readString(ctx.sys(UMAD_ABI)).strip();
+            return !v.isEmpty() && !v.matches("0+");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     static Entity entity(IbPort port) {
         return port.port() == IbPort.NO_PORT ? Entity.of(Entity.Kind.PORT, port.device(), "device " + port.device())
                 : Entity.of(Entity.Kind.PORT, port.id(), "port " + port.id());
@@ -246,11 +289,31 @@ public final class IbPortsProbe implements Probe {
             return true;
         }
         for (Pattern g : devices) {
-            if (g.matcher(port.device()).matches() || g.matcher(port.id()).matches()) {
+            if (named(port, g)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** A port is named by its device (mlx5_0), its id (mlx5_0/1) or LBNL NHC's form of it (mlx5_0:1, what check_hw_ib compares). */
+    private static boolean named(IbPort port, Pattern g) {
+        return g.matcher(port.device()).matches() || g.matcher(port.id()).matches()
+                || g.matcher(port.device() + ":" + port.port()).matches();
+    }
+
+    /** Why a 'devices' list cannot name ports, or null: check-config refuses a name no port could ever have. */
+    static String deviceNamesProblem(List<Pattern> devices) {
+        if (devices.isEmpty()) {
+            return "list at least one device name or glob, or leave 'devices' out for every device";
+        }
+        for (Pattern g : devices) {
+            String name = Globs.show(g);
+            if (!DEVICE_NAME.matcher(name).matches()) {
+                return "'" + name + "' is not a device (mlx5_0), a device and port (mlx5_0/1, or LBNL NHC's mlx5_0:1), or a glob of them";
+            }
+        }
+        return null;
     }
 
     private static boolean layerMatches(IbPort port, String layer) {
@@ -268,7 +331,7 @@ public final class IbPortsProbe implements Probe {
             boolean any = false;
             boolean considered = false;
             for (IbPort port : all) {
-                if (g.matcher(port.device()).matches() || g.matcher(port.id()).matches()) {
+                if (named(port, g)) {
                     any = true;
                     considered |= !port.readable() || layerMatches(port, layer);
                 }

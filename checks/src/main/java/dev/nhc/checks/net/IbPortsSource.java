@@ -14,4 +14,18 @@ public interface IbPortsSource {
 
     /** Whether the ports carry error counters (ibstat prints none: no rates, no flap rules in a replay). */
     boolean hasCounters();
+
+    /**
+     * Whether the source is cut short (a captured ibstat that ends inside a port, or shows devices
+     * without their ports): ports missing from it are not known to be missing from the node, so
+     * counts are not judged and each port shown is judged by itself.
+     */
+    default boolean partial() {
+        return false;
+    }
+
+    /** What the source holds that could not be read as a whole (a captured line that is not ibstat's), each with its place. */
+    default List<String> problems() {
+        return List.of();
+    }
 }

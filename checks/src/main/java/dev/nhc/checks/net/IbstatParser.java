@@ -2,6 +2,7 @@ package dev.nhc.checks.net;
 
 import dev.nhc.checks.DecimalDigits;
 import dev.nhc.checks.capture.CaptureFile;
+import dev.nhc.checks.capture.ShellPrompt;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,13 +23,15 @@ import java.util.regex.Pattern;
  *
  * <p>ibstat stops with {@code ibpanic: [pid] main: stat of IB device 'mlx5_8' failed: ...} at the
  * first device it cannot read; with stdout and stderr in one file that line may come before or
- * after what was printed (stdout is buffered). Those lines are kept as notes and the devices printed
- * are judged. What is not certain is an error naming its line: a device with fewer port blocks than
- * its {@code Number of ports}, a port block without its state or rate, a line that is not ibstat's.
+ * after what was printed (stdout is buffered). Those lines are kept as notes, the devices printed
+ * are judged, and the device it could not read is a port that could not be read. What is not certain is said with its line and never passes: a port block without its
+ * state or rate, or missing from its device ({@code Number of ports} says more), is a port that could
+ * not be read; a line that is not ibstat's is a problem of the capture as a whole.
  */
 public final class IbstatParser {
     private static final Pattern DEVICE = Pattern.compile("(CA|Switch|Router|iWARP RNIC|\\?\\?\\?)(:?) '(.+)'");
     private static final Pattern PORT = Pattern.compile("Port (\\d+):");
+    private static final Pattern STAT_FAILED = Pattern.compile("stat of IB device '([^']+)' failed");
     private static final long MAX_BYTES = 4L << 20;
     private static final Map<String, String> STATES = Map.of("Active", IbPort.ACTIVE, "Down", "DOWN",
             "Initializing", "INIT", "Armed", "ARMED");
@@ -38,6 +41,8 @@ public final class IbstatParser {
     private final List<IbPort> ports = new ArrayList<>();
     private final List<String> panics = new ArrayList<>();
     private final Set<String> seen = new HashSet<>();
+    /** A port or a device is cut short: what is missing from the capture is not known to be missing from the node. */
+    private boolean cut;
 
     private String device;
     private boolean isCa;
@@ -60,15 +65,20 @@ public final class IbstatParser {
      * Reads a capture file. Throws {@link CaptureFile.Refused} naming the file when it is missing,
      * larger than ibstat output of a node can be (4 MiB; a pipe is bounded while reading), or not text.
      */
-    public static IbstatCapture parse(Path file) throws IOException, IbstatParseException {
-        return parse(file.toString(), CaptureFile.readText(file, MAX_BYTES));
+    public static IbstatCapture parse(Path file) throws IOException {
+        return parse(file, file.toString());
     }
 
-    public static IbstatCapture parse(String source, String text) throws IbstatParseException {
+    /** The same, naming the capture {@code shown} in what the report says. */
+    public static IbstatCapture parse(Path file, String shown) throws IOException {
+        return parse(shown, CaptureFile.readText(file, MAX_BYTES));
+    }
+
+    public static IbstatCapture parse(String source, String text) {
         return new IbstatParser(source).read(text);
     }
 
-    private IbstatCapture read(String text) throws IbstatParseException {
+    private IbstatCapture read(String text) {
         String[] lines = text.split("\r?\n", -1);
         for (int i = 0; i < lines.length && problems.size() < 10; i++) {
             line(i + 1, lines[i].strip());
@@ -77,18 +87,24 @@ public final class IbstatParser {
         if (problems.isEmpty() && seen.isEmpty() && panics.isEmpty()) {
             problems.add("no device header such as CA 'mlx5_0': this is not ibstat output");
         }
-        if (!problems.isEmpty()) {
-            throw new IbstatParseException(source, problems);
-        }
-        return new IbstatCapture(source, ports, panics);
+        return new IbstatCapture(source, ports, panics, problems, cut || !problems.isEmpty());
     }
 
     private void line(int n, String line) {
         if (line.isEmpty()) {
             return;
         }
+        if (ShellPrompt.isCommand(line)) {
+            return; // the command line pasted above the output
+        }
         if (line.startsWith("ibpanic:") || line.startsWith("ibwarn:")) {
             panics.add(line);
+            Matcher failed = STAT_FAILED.matcher(line);
+            if (failed.find()) {
+                // a device ibstat knows of and could not read: its ports are not known to be up
+                ports.add(IbPort.unreadable(failed.group(1), IbPort.NO_PORT, "line " + n + ": ibstat could not read " + failed.group(1)
+                        + " ('" + cut(line) + "')"));
+            }
             return;
         }
         Matcher d = DEVICE.matcher(line);
@@ -136,12 +152,7 @@ public final class IbstatParser {
         switch (key) {
             case "State" -> state = value;
             case "Physical state" -> phys = value;
-            case "Rate" -> {
-                rate = value;
-                if (Rates.gbps(value) == null) {
-                    problems.add("line " + n + ": the rate of port " + device + "/" + port + " is not a number of Gb/s: '" + cut(value) + "'");
-                }
-            }
+            case "Rate" -> rate = value;
             case "Link layer" -> layer = value;
             default -> {
                 // Base lid, LMC, SM lid, capability mask, GUID: not judged
@@ -164,8 +175,11 @@ public final class IbstatParser {
         if (rate == null) {
             missing.add("Rate");
         }
-        if (!missing.isEmpty()) {
-            problems.add(where + " has no " + String.join(", ", missing) + " (a cut-off capture?)");
+        if (rate != null && Rates.gbps(rate) == null) {
+            ports.add(IbPort.unreadable(device, port, where + ": its rate is not a number of Gb/s: '" + cut(rate) + "'"));
+        } else if (!missing.isEmpty()) {
+            cut = true;
+            ports.add(IbPort.unreadable(device, port, where + " has no " + String.join(", ", missing) + ": the capture is cut off there"));
         } else {
             String s = STATES.getOrDefault(state, state.toUpperCase(Locale.ROOT));
             ports.add(new IbPort(device, port, s, phys, Rates.gbps(rate), Rates.speed(rate),
@@ -180,9 +194,18 @@ public final class IbstatParser {
 
     private void endDevice() {
         endPort();
+        if (device != null && declaredPorts == null && portBlocks == 0) {
+            cut = true;
+            // a header alone ('ibstat | grep mlx5', or cut right after it): the device has ports nobody has seen
+            ports.add(IbPort.unreadable(device, IbPort.NO_PORT, "line " + deviceLine + ": the capture shows " + device
+                    + " but none of its ports (cut off, or filtered with grep?)"));
+        }
         if (device != null && isCa && declaredPorts != null && portBlocks < declaredPorts) {
-            problems.add("line " + deviceLine + ": CA '" + device + "' has " + declaredPorts + " ports but " + portBlocks
-                    + " port blocks follow (a cut-off capture, or 'ibstat -s'? nhc needs the full output)");
+            cut = true;
+            for (int p = portBlocks + 1; p <= declaredPorts; p++) {
+                ports.add(IbPort.unreadable(device, p, "line " + deviceLine + ": CA '" + device + "' has " + declaredPorts + " ports but "
+                        + portBlocks + " port blocks follow: port " + p + " is not in the capture (cut off, or 'ibstat -s'? nhc needs the full output)"));
+            }
         }
         device = null;
     }

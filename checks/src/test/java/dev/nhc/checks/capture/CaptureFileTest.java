@@ -4,12 +4,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import java.util.Arrays;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -58,31 +61,58 @@ class CaptureFileTest {
         assertEquals("0", offsetOf(e));
     }
 
+    /**
+     * A pipe the shell hands over ({@code <(command)}), here the one a child writes its output to, opened
+     * as /proc/PID/fd/1 like /dev/fd/63: copied, and bounded while it is read. The child ends (the pipe
+     * with it) only once its lines were read: the JVM takes what is left in a child's pipe when it exits.
+     */
     @Test
     void aPipedKernelLogIsCopiedAndBoundedWhileItIsRead() throws Exception {
-        Path fifo = dir.resolve("fifo");
-        Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();
-        assertEquals(0, mk.waitFor());
-        Path scratch = Files.createDirectory(dir.resolve("scratch"));
-        Thread writer = new Thread(() -> {
-            try (OutputStream out = Files.newOutputStream(fifo)) {
-                for (int i = 0; i < 100; i++) {
-                    out.write(("[" + i + ".0] line " + i + "\n").getBytes(StandardCharsets.US_ASCII));
-                }
-            } catch (IOException ignored) {
-                // the reader stopped early
-            }
-        });
-        writer.start();
-        Path copy = CaptureFile.log(fifo, scratch, 1 << 20);
-        writer.join(10_000);
-        assertEquals(scratch.resolve("log"), copy);
-        assertEquals(100, Files.readAllLines(copy).size());
+        Process child = new ProcessBuilder("sh", "-c", "for i in $(seq 0 99); do echo \"[$i.0] line $i\"; done; read end").start();
+        try {
+            Path pipe = Path.of("/proc/" + child.pid() + "/fd/1");
+            Path scratch = Files.createDirectory(dir.resolve("scratch"));
+            FutureTask<Path> copying = new FutureTask<>(() -> CaptureFile.log(pipe, scratch, 1 << 20));
+            new Thread(copying).start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(scratch.resolve("log"))
+                    && Files.readAllLines(scratch.resolve("log")).size() == 100);
+            child.getOutputStream().close(); // the child ends, and the pipe with it
+            assertEquals(scratch.resolve("log"), copying.get(30, TimeUnit.SECONDS));
+            assertEquals(100, Files.readAllLines(scratch.resolve("log")).size());
+        } finally {
+            child.destroyForcibly();
+        }
 
         Path endless = Path.of("/dev/zero");
         CaptureFile.Refused e = assertThrows(CaptureFile.Refused.class,
                 () -> CaptureFile.log(endless, Files.createDirectory(dir.resolve("s2")), 1 << 20));
         assertEquals("/dev/zero is more than 1048576 bytes; a capture may be at most 1048576 bytes (1 MiB)", e.getMessage());
+    }
+
+    /** Opening a FIFO waits for a writer: with none, replay blocked forever. It is refused before it is opened. */
+    @Test
+    void aNamedFifoIsRefusedWithoutOpeningIt() throws Exception {
+        Path fifo = dir.resolve("dmesg.txt");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        CaptureFile.Refused log = assertThrows(CaptureFile.Refused.class, () -> CaptureFile.log(fifo, Files.createDirectory(dir.resolve("s"))));
+        assertEquals(fifo + " is a FIFO (a named pipe), not a capture: opening it would wait for a writer, forever if none comes; "
+                + "give a regular file, or a pipe from the shell such as <(journalctl -k)", log.getMessage());
+        assertThrows(CaptureFile.Refused.class, () -> CaptureFile.readText(fifo));
+    }
+
+    /** A pipe that never ends ({@code <(journalctl -kf)}) is read until the wait is up, then refused naming it. */
+    @Test
+    void aPipeThatNeverEndsIsRefusedWhenTheWaitIsUp() throws Exception {
+        Process child = new ProcessBuilder("sh", "-c", "echo '[1.0] one line'; exec sleep 600").start();
+        try {
+            Path pipe = Path.of("/proc/" + child.pid() + "/fd/1");
+            CaptureFile.Refused e = assertThrows(CaptureFile.Refused.class,
+                    () -> CaptureFile.log(pipe, Files.createDirectory(dir.resolve("s")), 1 << 20, Duration.ofMillis(300)));
+            assertEquals(pipe + " did not end within 300 ms; a capture must be a regular file or a pipe that ends (a command that exits, "
+                    + "not journalctl -f)", e.getMessage());
+        } finally {
+            child.destroyForcibly();
+        }
     }
 
     private static String offsetOf(CaptureFile.Refused e) {

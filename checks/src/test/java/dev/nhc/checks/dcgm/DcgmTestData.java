@@ -1,16 +1,16 @@
 package dev.nhc.checks.dcgm;
 
 /** Synthetic dcgmi output in the shapes DCGM prints (written for these tests, not captured). */
-final class DcgmTestData {
+public final class DcgmTestData {
     private DcgmTestData() {
     }
 
-    static final String HEALTHY = """
+    public static final String HEALTHY = """
             {"body": {"Overall Health": {"value": "Healthy"}}, "header": ["Health Monitor Report"]}
             """;
 
     /** GPU 1: PCIe warning wrapped over two overflow lines; GPU 3: memory failure; one NVSwitch warning. */
-    static final String UNHEALTHY = """
+    public static final String UNHEALTHY = """
             {
               "body": {
                 "Overall Health": {"value": "Failure"},
@@ -56,7 +56,7 @@ final class DcgmTestData {
             """;
 
     /** DCGM 4.x: entity results with warning lists; the pcie test fails on GPUs 2 and 5, one warns. */
-    static final String DIAG_V4_FAIL = """
+    public static final String DIAG_V4_FAIL = """
             {
               "DCGM Diagnostic": {
                 "test_categories": [
@@ -78,7 +78,7 @@ final class DcgmTestData {
             }
             """;
 
-    static final String DIAG_V4_PASS = """
+    public static final String DIAG_V4_PASS = """
             {"DCGM Diagnostic": {"test_categories": [{"category": "Deployment", "tests": [
               {"name": "software", "results": [{"entity_group": "GPU", "entity_id": 0, "status": "Pass"}]}]}]}}
             """;

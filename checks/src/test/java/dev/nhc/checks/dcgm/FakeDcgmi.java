@@ -10,7 +10,7 @@ import java.util.List;
  * A real executable standing in for dcgmi: a sh script that logs its arguments and answers
  * {@code health -c}, {@code health -s} and {@code diag} from files (or from a sh snippet).
  */
-final class FakeDcgmi {
+public final class FakeDcgmi {
     final Path dir;
     final Path exe;
     final Path log;
@@ -42,6 +42,11 @@ final class FakeDcgmi {
                 + "  'diag -r') cat '" + dir.resolve("diag.out") + "'; exit " + diagExit + " ;;\n"
                 + "  *) echo \"unexpected: $*\" >&2; exit 9 ;;\n"
                 + "esac");
+    }
+
+    /** A stand-in dcgmi in {@code dir} answering health and diag with these texts (either may be null); its path. */
+    public static Path answering(Path dir, String healthJson, String diagOutput, int diagExit) throws IOException {
+        return new FakeDcgmi(dir).answers(healthJson, diagOutput, diagExit).exe;
     }
 
     /** Answers with the content of a file as it is (for the shared captures). */

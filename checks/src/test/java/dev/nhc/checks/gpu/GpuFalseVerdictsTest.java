@@ -1,7 +1,7 @@
 package dev.nhc.checks.gpu;
 
 import dev.nhc.checks.gpu.capture.GpuCapture;
-import dev.nhc.checks.gpu.capture.NvidiaSmiQParser;
+import dev.nhc.checks.gpu.capture.NvidiaSmiCapture;
 import dev.nhc.checks.gpu.capture.SmiQText;
 import dev.nhc.checks.gpu.nvml.NvmlSessions;
 import dev.nhc.model.Entity;
@@ -43,7 +43,7 @@ class GpuFalseVerdictsTest {
     }
 
     private Verdict replay(String capture, String checks) throws Exception {
-        GpuCapture c = NvidiaSmiQParser.parse("capture.txt", capture);
+        GpuCapture c = NvidiaSmiCapture.parse("capture.txt", capture);
         return GpuChecks.onCapture(root, c).run(checks);
     }
 
@@ -188,9 +188,9 @@ class GpuFalseVerdictsTest {
 
     @Test
     void anNvlinkCaptureOfOneGpuBesideAFullQueryJudgesOnlyThatGpusLinks() throws Exception {
-        GpuCapture q = NvidiaSmiQParser.parse("smi.txt", SmiQText.query(SmiQText.gpu("00000000:68:00.0", UUID0),
+        GpuCapture q = NvidiaSmiCapture.parse("smi.txt", SmiQText.query(SmiQText.gpu("00000000:68:00.0", UUID0),
                 SmiQText.gpu("00000000:9E:00.0", UUID1)));
-        GpuCapture links = NvidiaSmiQParser.parse("nvlink-1.txt", "GPU 1: NVIDIA A100-SXM4-80GB (UUID: " + UUID1 + ")\n"
+        GpuCapture links = NvidiaSmiCapture.parse("nvlink-1.txt", "GPU 1: NVIDIA A100-SXM4-80GB (UUID: " + UUID1 + ")\n"
                 + "\t Link 0: 25 GB/s\n\t Link 1: 25 GB/s\n");
 
         Verdict v = GpuChecks.onCapture(root, q.merge(links)).run(GpuChecks.everyCheck("{ count: 2 }", "{ expected_links: 2 }"));

@@ -1,7 +1,7 @@
 package dev.nhc.checks.gpu;
 
 import dev.nhc.checks.gpu.capture.CaptureGpuSource;
-import dev.nhc.checks.gpu.capture.NvidiaSmiQParser;
+import dev.nhc.checks.gpu.capture.NvidiaSmiCapture;
 import dev.nhc.checks.gpu.capture.SmiQText;
 import dev.nhc.engine.testing.TestProbeContext;
 import dev.nhc.model.Observation;
@@ -18,7 +18,7 @@ class GpuScanTest {
     Path root;
 
     private Observation readWith(GpuScan.Reader reader) throws Exception {
-        GpuSource source = new CaptureGpuSource(NvidiaSmiQParser.parse("capture.txt",
+        GpuSource source = new CaptureGpuSource(NvidiaSmiCapture.parse("capture.txt",
                 SmiQText.query(SmiQText.gpu("00000000:68:00.0", GpuFalseVerdictsTest.UUID0))));
         ProbeResult r = GpuScan.run(new TestProbeContext(root), source, GpuData.PCIE, reader);
         assertThat(r.observations()).hasSize(1);

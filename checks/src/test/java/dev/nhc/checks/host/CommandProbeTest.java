@@ -75,6 +75,16 @@ class CommandProbeTest {
                 judge("{ command: [/bin/true], output: \"State: Active\" }").message());
     }
 
+    /** The output may hold what users shaped; a regex that backtracks without end on it is given up on: unknown, not a miss. */
+    @Test
+    void anOutputRegexThatGivesUpIsUnknown() throws Exception {
+        Finding f = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30),
+                () -> judge("{ command: [/bin/echo, \"job: " + "a".repeat(40) + "!\"], output: \"job: (.*a){20}x\" }"));
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertTrue(f.message().startsWith("output of /bin/echo job: aaaa"), f.message());
+        assertTrue(f.message().contains("the 'output' regex gave up (it read more than "), f.message());
+    }
+
     @Test
     void timeoutKillsAndFails() throws Exception {
         long t0 = System.nanoTime();

@@ -56,7 +56,18 @@ class CpuProbeTest {
         assertEquals(true, o.get("smt_active"));
         assertEquals("on", o.get("smt_control"));
         assertFalse(o.fields().containsKey("uncounted"));
+        assertFalse(o.fields().containsKey("numa_nodes"), "no /sys/devices/system/node: no NUMA count");
         assertEquals(Severity.PASS, judge(EXPECT_256).severity());
+    }
+
+    @Test
+    void countsNumaNodesAsLscpuListsThem() throws Exception {
+        SysfsCpuTree tree = new SysfsCpuTree(2, 4, 1);
+        write(tree, tree.all());
+        for (String n : new String[] {"node0", "node1", "node2", "node3", "possible", "has_cpu"}) {
+            java.nio.file.Files.createDirectories(root.resolve("sys/devices/system/node/" + n));
+        }
+        assertEquals(4L, observe("{ }").get("numa_nodes"));
     }
 
     @Test

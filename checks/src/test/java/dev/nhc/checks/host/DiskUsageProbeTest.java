@@ -29,11 +29,10 @@ class DiskUsageProbeTest {
     @TempDir
     Path root;
 
-    /** A mount table that lists the temp directory (a real path) as a mount point, as a test stand-in for /scratch. */
+    /** A root whose mount table lists / : statvfs measures the root itself, the temp directory's filesystem. */
     private TestProbeContext mountedHere() throws IOException {
-        String point = root.toString().replace(" ", "\\040");
-        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, "{ mount: '" + root + "' }");
-        ctx.write("/proc/self/mounts", "/dev/vda / ext4 rw 0 0\n/dev/vdb " + point + " ext4 rw 0 0\n");
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, "{ mount: / }");
+        ctx.write("/proc/self/mounts", "/dev/vda / ext4 rw 0 0\n");
         return ctx;
     }
 
@@ -41,7 +40,7 @@ class DiskUsageProbeTest {
     void measuresARealFilesystemAsDfDoes() throws Exception {
         ProbeResult r = new DiskUsageProbe().probe(mountedHere());
         Observation o = r.observations().get(0);
-        assertEquals(Entity.of(Entity.Kind.MOUNT, root.toString()), o.entity());
+        assertEquals(Entity.of(Entity.Kind.MOUNT, "/"), o.entity());
         assertEquals(true, o.get("mounted"));
         double used = (Double) o.get("used_percent");
         long free = (Long) o.get("free_bytes");
@@ -63,7 +62,7 @@ class DiskUsageProbeTest {
         assertTrue(s.namemax() > 0, s.toString());
         assertTrue(s.ffree() <= s.files(), s.toString());
         assertTrue(s.bavail() <= s.bfree() && s.bfree() <= s.blocks(), s.toString());
-        Observation o = DiskUsageProbe.observe(Entity.of(Entity.Kind.MOUNT, "/t"), s);
+        Observation o = DiskUsageProbe.observe(Entity.of(Entity.Kind.MOUNT, "/t"), s, false);
         if (s.files() > 0) {
             double iused = (Double) o.get("inodes_used_percent");
             assertTrue(iused >= 0 && iused <= 100, "inodes_used_percent " + iused);
@@ -134,7 +133,7 @@ class DiskUsageProbeTest {
         }).probe(mountedHere());
         Observation o = r.observations().get(0);
         assertFalse(o.readable());
-        assertEquals(Entity.of(Entity.Kind.MOUNT, root.toString()), o.entity());
+        assertEquals(Entity.of(Entity.Kind.MOUNT, "/"), o.entity());
         assertEquals("statvfs " + root + ": Input/output error (errno 5)", o.problem());
     }
 
@@ -152,6 +151,59 @@ class DiskUsageProbeTest {
     }
 
     @Test
+    void dfPercentagesAreRoundedUpAsGnuDfPrintsThem() throws Exception {
+        // 89.004 % used: nhc's own figure keeps two decimals, df prints 90 %; inodes 1 of 3 used: 33.33 %, df -i 34 %.
+        Statvfs.Result s = new Statvfs.Result(4096, 4096, 100_000, 10_996, 10_996, 3, 2, 2, 0, 0, 255);
+        Observation o = new DiskUsageProbe((p, inodes) -> s).probe(mountedHere()).observations().get(0);
+        assertEquals(89.0, o.get("used_percent"));
+        assertEquals(90L, o.get("df_use_percent"));
+        assertEquals(33.33, o.get("inodes_used_percent"));
+        assertEquals(34L, o.get("df_inodes_use_percent"));
+        assertEquals(1L, o.get("inodes_used"));
+        assertEquals(89L, DiskUsageProbe.dfPercent(89, 100), "an exact percentage is not rounded up");
+        assertEquals(1L, DiskUsageProbe.dfPercent(1, 1_000_000), "anything above 0 shows as at least 1 %");
+        assertEquals(0L, DiskUsageProbe.dfPercent(0, 1_000_000));
+    }
+
+    @Test
+    void theFilesystemIsMeasuredUnderTheSystemRoot() throws Exception {
+        List<Path> measured = new java.util.ArrayList<>();
+        TestProbeContext ctx = new TestProbeContext(root).with(SPEC, "{ mount: /scratch }");
+        ctx.write("/proc/self/mounts", "/dev/vda / ext4 rw 0 0\nfs01:/export/scratch /scratch nfs4 rw 0 0\n");
+        Observation o = new DiskUsageProbe((p, inodes) -> {
+            measured.add(p);
+            return new Statvfs.Result(4096, 4096, 1000, 500, 500, 100, 50, 50, 0, 0, 255);
+        }).probe(ctx).observations().get(0);
+        assertEquals(List.of(root.resolve("scratch")), measured, "a root for a test or a container is measured as a whole");
+        assertEquals(true, o.get("remote"), "a server:/export source is remote for df -l");
+    }
+
+    @Test
+    void remoteIsWhatGnuDfLeavesOutWithDashL() {
+        assertTrue(RemoteFilesystems.isRemote("fs01:/export/home", "nfs4"));
+        assertTrue(RemoteFilesystems.isRemote("//nas/share", "cifs"));
+        assertTrue(RemoteFilesystems.isRemote("scratch", "gpfs"));
+        assertTrue(RemoteFilesystems.isRemote("-hosts", "autofs"));
+        assertFalse(RemoteFilesystems.isRemote("/dev/md0p2", "ext4"));
+        assertFalse(RemoteFilesystems.isRemote("tmpfs", "tmpfs"));
+        assertFalse(RemoteFilesystems.isRemote("//not-smb", "fuse.sshfs"), "a // source is remote only for SMB types");
+    }
+
+    @Test
+    void aMountPointThatIsNotMountedPassesWhenTheCheckSaysSo() throws Exception {
+        Pipeline p = new Pipeline(root, new DiskUsageProbe());
+        p.root().resolve("proc/self").toFile().mkdirs();
+        Files.writeString(p.root().resolve("proc/self/mounts"), "/dev/vda / ext4 rw 0 0\n");
+        var strict = Pipeline.only(p.run("- { name: s, use: disk.usage, with: { mount: /scratch }, fail: { used_percent: '> 90' } }"), "s");
+        assertEquals(dev.nhc.model.Severity.UNKNOWN, strict.severity(), "a replaced fail rule still cannot pass what it could not measure");
+        var lenient = Pipeline.only(p.run("- { name: s, use: disk.usage, with: { mount: /scratch, if_unmounted: pass }, "
+                + "fail: { used_percent: '> 90' } }"), "s");
+        assertEquals(dev.nhc.model.Severity.PASS, lenient.severity(), lenient.toString());
+        var byDefault = Pipeline.only(p.run("- { name: s, use: disk.usage, with: { mount: /scratch } }"), "s");
+        assertEquals(dev.nhc.model.Severity.FAIL, byDefault.severity());
+    }
+
+    @Test
     void aFilesystemWithoutAnInodeTableHasNoInodeFields() throws Exception {
         Statvfs.Result btrfs = new Statvfs.Result(4096, 4096, 1000, 500, 500, 0, 0, 0, 0, 0, 255);
         Observation o = new DiskUsageProbe((p, inodes) -> btrfs).probe(mountedHere()).observations().get(0);
@@ -162,8 +214,10 @@ class DiskUsageProbeTest {
 
     @Test
     void anEmptyPseudoFilesystemHasNoPercentage() {
-        Observation o = DiskUsageProbe.observe(Entity.of(Entity.Kind.MOUNT, "/proc"), new Statvfs.Result(4096, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 255));
+        Observation o = DiskUsageProbe.observe(Entity.of(Entity.Kind.MOUNT, "/proc"), new Statvfs.Result(4096, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 255),
+                false);
         assertFalse(o.fields().containsKey("used_percent"));
+        assertFalse(o.fields().containsKey("df_use_percent"));
         assertEquals(0L, o.get("size_bytes"));
     }
 

@@ -91,7 +91,7 @@ class DiskWritableProbeTest {
         ProbeResult r = assertTimeoutPreemptively(Duration.ofMillis(3300), () -> probe.probe(ctx("{ path: /nfs/home, timeout: 300ms }")));
         Observation o = r.observations().get(0);
         assertEquals(NFS_HOME, o.entity());
-        assertEquals(Map.of("answered", false, "earlier_test_stuck", false, "waited_seconds", 0.3), o.fields());
+        assertEquals(Map.of("answered", false, "earlier_test_stuck", false, "waited_seconds", 0.3, "time_limit", 0.3), o.fields());
         await().atMost(Duration.ofSeconds(5)).untilTrue(interrupted);
     }
 

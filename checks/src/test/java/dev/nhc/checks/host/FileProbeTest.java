@@ -72,6 +72,35 @@ class FileProbeTest {
     }
 
     @Test
+    void observesTheTypeAccessGroupAndDeviceNumbersLbnlsFileChecksAsk() throws Exception {
+        Path tmp = root.resolve("tmp");
+        Files.createDirectories(tmp);
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setAttribute(tmp, "unix:mode", 01777);
+        Observation dir = observe("{ path: /tmp }");
+        assertEquals("directory", dir.get("type"));
+        assertEquals("1777", dir.get("mode"), "the sticky bit shows as the first digit");
+        assertEquals(true, dir.get("readable"));
+        assertEquals(true, dir.get("writable"));
+        assertEquals(true, dir.get("executable"));
+        assertEquals(false, dir.get("symlink"));
+        assertEquals(((Number) Files.getAttribute(tmp, "unix:gid")).longValue(), dir.get("gid"));
+        assertTrue(dir.get("ctime_age_seconds") instanceof Long);
+        Files.createDirectories(root.resolve("dev"));
+        Files.createSymbolicLink(root.resolve("dev/null"), Path.of("/dev/null"));
+        Observation devnull = observe("{ path: /dev/null }");
+        assertEquals("char-device", devnull.get("type"));
+        assertEquals(1L, devnull.get("device_major"));
+        assertEquals(3L, devnull.get("device_minor"));
+        assertEquals(true, devnull.get("symlink"), "the path is a link to the device");
+        file("x", "rw-r--r--");
+        Observation plain = observe("{ path: /etc/nhc/marker }");
+        assertEquals("regular", plain.get("type"));
+        assertEquals(false, plain.get("executable"));
+        assertNull(plain.get("device_major"));
+    }
+
+    @Test
     void passesWhenAllHold() throws Exception {
         Path p = file("healthy=yes\n", "rw-r--r--");
         Finding f = judge("{ path: /etc/nhc/marker, mode: 644, owner: " + Files.getOwner(p).getName() + ", max_age: 1h, contains: \"^healthy=yes$\" }");
@@ -152,14 +181,33 @@ class FileProbeTest {
         assertEquals("/etc/nhc/marker: cannot read its contents: is a FIFO, not a regular file", f.message());
     }
 
+    /**
+     * A file a user writes and an admin's regex that backtracks without end on a crafted line: the
+     * line is given up on, not waited for, and with no line matching the answer is not known
+     * (never a false "does not contain").
+     */
+    @Test
+    void aRegexThatGivesUpOnAUsersLineIsUnknownNotAMiss() throws Exception {
+        file("status: " + "a".repeat(40) + "!\n", "rw-r--r--");
+        Finding f = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
+                () -> judge("{ path: /etc/nhc/marker, contains: \"status: (.*a){20}x\" }"));
+        assertEquals(Severity.UNKNOWN, f.severity());
+        assertTrue(f.message().startsWith("/etc/nhc/marker: cannot read its contents: the 'contains' regex gave up on a line (it read more than "),
+                f.message());
+        file("status: " + "a".repeat(40) + "!\nstatus: ok x\n", "rw-r--r--");
+        assertEquals(Severity.PASS, judge("{ path: /etc/nhc/marker, contains: \"status: (.*a){20}x|status: ok\" }").severity(),
+                "a later line that matches still decides");
+    }
+
     /** The file is read as a stream of lines: a match far in, or on a line longer than one piece, is found. */
     @Test
     void aLongFileIsMatchedLineByLine() throws Exception {
         Path big = root.resolve("big");
         Files.writeString(big, "x".repeat(3 * FileProbe.LINE_MAX) + "\n" + "filler\n".repeat(100_000) + "healthy=yes\nend");
-        assertTrue(FileProbe.containsLine(big, java.util.regex.Pattern.compile("^healthy=yes$", java.util.regex.Pattern.MULTILINE)));
-        assertTrue(FileProbe.containsLine(big, java.util.regex.Pattern.compile("^end$", java.util.regex.Pattern.MULTILINE)));
-        assertTrue(!FileProbe.containsLine(big, java.util.regex.Pattern.compile("^healthy=no$", java.util.regex.Pattern.MULTILINE)));
+        assertTrue(FileProbe.containsLine(big, java.util.regex.Pattern.compile("^healthy=yes$", java.util.regex.Pattern.MULTILINE)).matched());
+        assertTrue(FileProbe.containsLine(big, java.util.regex.Pattern.compile("^end$", java.util.regex.Pattern.MULTILINE)).matched());
+        assertEquals(dev.nhc.text.BoundedRegex.Result.NO_MATCH,
+                FileProbe.containsLine(big, java.util.regex.Pattern.compile("^healthy=no$", java.util.regex.Pattern.MULTILINE)));
     }
 
     @Test

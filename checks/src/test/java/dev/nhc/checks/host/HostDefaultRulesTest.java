@@ -113,7 +113,7 @@ class HostDefaultRulesTest {
         }));
         Finding f = Pipeline.only(p.run(DATA), "data");
         assertEquals(Severity.UNKNOWN, f.severity());
-        assertEquals("statvfs /data: Input/output error (errno 5)", f.message());
+        assertEquals("statvfs " + root.resolve("data") + ": Input/output error (errno 5)", f.message(), "measured under the system root");
         assertEquals(Entity.of(Entity.Kind.MOUNT, "/data"), f.entity());
     }
 

@@ -123,14 +123,15 @@ class KernelLogProbeTest {
 
     @Test
     void configuredPatternsReplaceTheDefaults() throws Exception {
-        log("[1.0] mlx5_core 0000:17:00.0: mlx5_health_check: device's health compromised\n[2.0] soft lockup\n");
+        log("[1.0] mlx5_core 0000:17:00.0: mlx5_health_check: device's health compromised\n"
+                + "[2.0] watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [python:1234]\n");
         Verdict v = pipeline().run("""
                 - name: klog
                   use: kernel.log
                   with:
                     log: /var/log/kern.log
                     patterns:
-                      - { regex: "mlx5_health_check.*compromised", severity: fail, message: ConnectX health compromised, name: mlx5 }
+                      - { regex: "mlx5_core \\\\S+: mlx5_health_check: .*compromised", severity: fail, message: ConnectX health compromised, name: mlx5 }
                 """);
         Finding f = finding(v, "mlx5").orElseThrow();
         assertEquals(Severity.FAIL, f.severity());
@@ -141,13 +142,14 @@ class KernelLogProbeTest {
 
     @Test
     void aConfigsWarnAndFailReplaceTheDefaultRulesAndNoneDropsThem() throws Exception {
-        log("[1.0] soft lockup\n[1.1] soft lockup\n[1.2] Buffer I/O error on dev sdb\n");
+        String lockup = "watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [python:1234]\n";
+        log("[1.0] " + lockup + "[1.1] " + lockup + "[1.2] Buffer I/O error on dev sdb\n");
         // Warn patterns count only from three lines a run; fail patterns no longer fail.
         Verdict v = pipeline().run("- { name: klog, use: kernel.log, with: { log: " + LOG + " }, warn: { severity: warn, matches: \">= 3\" }, "
                 + "fail: none }");
         assertEquals(Severity.PASS, finding(v, "soft lockup").orElseThrow().severity());
         assertEquals(Severity.PASS, finding(v, "block I/O error").orElseThrow().severity(), "fail: none drops the default fail rules");
-        log("[2.0] soft lockup\n[2.1] soft lockup\n[2.2] soft lockup\n");
+        log("[2.0] " + lockup + "[2.1] " + lockup + "[2.2] " + lockup);
         Verdict three = pipeline().run("- { name: klog, use: kernel.log, with: { log: " + LOG + " }, warn: { severity: warn, matches: \">= 3\" }, "
                 + "fail: none }");
         Finding f = finding(three, "soft lockup").orElseThrow();
@@ -178,14 +180,73 @@ class KernelLogProbeTest {
                 after.problems().toString());
     }
 
+    /** Who wrote a line without a header nhc knows cannot be told: it is not judged, and the run says so. */
     @Test
-    void unparsedLinesAreCountedAndStillMatched() throws Exception {
+    void unparsedLinesAreCountedAndWarnedOfNotJudged() throws Exception {
         log("??? Buffer I/O error on dev sdb\n");
         Verdict v = run();
         Observation log = Pipeline.result(v, "klog").observations().stream().filter(o -> o.entity().label().equals("kernel log"))
                 .findFirst().orElseThrow();
         assertEquals(1L, log.get("unparsed_lines"));
-        assertEquals(Severity.FAIL, finding(v, "block I/O error").orElseThrow().severity());
+        assertTrue(finding(v, "block I/O error").isEmpty());
+        Finding w = finding(v, "kernel log").orElseThrow();
+        assertEquals(Severity.WARN, w.severity());
+        assertTrue(w.message().startsWith("1 new line in ") && w.message().endsWith("has no header nhc knows (a timestamp; in a syslog "
+                + "file the kernel: tag), so nhc cannot tell that the kernel wrote it: not judged"), w.message());
+    }
+
+    /** Patterns are matched from the start of a kernel record: an admin's that begins with a wildcard is a config error, with its place. */
+    @Test
+    void aPatternThatBeginsWithAWildcardIsAConfigError() {
+        ConfigException e = assertThrows(ConfigException.class, () -> pipeline().plan(
+                "- { name: klog, use: kernel.log, with: { patterns: [ { regex: \".*Remounting filesystem read-only\", severity: fail } ] } }"));
+        assertTrue(e.problems().get(0).toString().matches("nhc\\.yaml:\\d+:\\d+: 'patterns' in .*patterns\\[0]\\.regex begins with the "
+                + "wildcard '\\.\\*'.*begin with what the kernel prints first.*"), e.problems().toString());
+    }
+
+    /**
+     * An admin's regex that backtracks without end, and a kernel record with a user's text in it
+     * (the file name of a program that hit a general protection fault): the line is given up on and
+     * said, the cursor moves past it, and the next run judges the next line. It used to pin a core
+     * and leave the check unknown forever.
+     */
+    @Test
+    void aRegexThatGivesUpOnALineWarnsAndTheReadingGoesOn() throws Exception {
+        String check = """
+                - name: klog
+                  use: kernel.log
+                  with:
+                    log: /var/log/kern.log
+                    patterns:
+                      - { regex: "traps: \\\\S+ general protection fault ip:\\\\S+ sp:\\\\S+ error:\\\\d+ in (.*a){20}x", name: evil trap }
+                      - { regex: "Buffer I/O error on dev ", severity: fail, name: io }
+                """;
+        log("[1.0] traps: python3.11[4242] general protection fault ip:401000 sp:7ffc2a2f9650 error:0 in " + "a".repeat(40) + "[401000+1000]\n");
+        Verdict v = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> pipeline().run(check));
+        Finding w = finding(v, "kernel log").orElseThrow();
+        assertEquals(Severity.WARN, w.severity());
+        assertTrue(w.message().startsWith("the regex of pattern 'evil trap' gave up on 1 line (it read more than "), w.message());
+        assertEquals(1L, w.observed().get("regex_gave_up"));
+
+        log("[2.0] Buffer I/O error on dev sdb, logical block 0, async page read\n");
+        Verdict next = pipeline().run(check);
+        assertEquals(Severity.FAIL, finding(next, "io").orElseThrow().severity());
+        assertEquals(Severity.PASS, finding(next, "kernel log").orElseThrow().severity(), "the hostile line is behind the cursor");
+    }
+
+    /**
+     * after_boot is measured by the kernel's own uptime stamp, never by comparing a wall-clock stamp
+     * with btime: a syslog line without one counts, whatever its time says.
+     */
+    @Test
+    void afterBootReadsTheKernelsUptimeNotTheWallClock() throws Exception {
+        Path stat = root.resolve("proc/stat");
+        Files.writeString(stat, "btime 1795320000\n"); // 2026-11-22T04:00:00Z
+        log("2026-11-22T04:01:00.000000Z node kernel: [   60.000000] mlx5_core 0000:3b:00.0 ens1np0: Link down\n");
+        assertEquals(List.of(), problems(run()), "the kernel's stamp says: a minute after boot");
+        log("2026-11-22T04:01:00.000000Z node kernel: mlx5_core 0000:3b:00.0 ens1np0: Link down\n");
+        assertEquals(Severity.WARN, finding(run(), "NIC link down").orElseThrow().severity(),
+                "no kernel stamp: the line cannot be placed in the boot, so it counts");
     }
 
     @Test
@@ -286,13 +347,18 @@ class KernelLogProbeTest {
         assertEquals(List.of(), problems(run()), "a flap warns for the run that saw it");
     }
 
+    /** systemd-networkd's "Lost carrier" is not the kernel's: in a syslog file only lines tagged kernel: are judged. */
     @Test
-    void aBondSlaveAndSystemdNetworkdsLostCarrierAreLinkDowns() throws Exception {
+    void aBondSlaveIsALinkDownAndSystemdNetworkdsLostCarrierIsNot() throws Exception {
         log("2026-11-22T04:00:00.000000Z node kernel: bond0: (slave ens1f0): link status definitely down, disabling slave\n"
                 + "2026-11-22T04:00:01.000000Z node systemd-networkd[812]: ib0: Lost carrier\n");
-        Finding f = finding(run(), "NIC link down").orElseThrow();
+        Verdict v = run();
+        Finding f = finding(v, "NIC link down").orElseThrow();
         assertEquals(Severity.WARN, f.severity());
-        assertEquals(2L, f.observed().get("matches"));
+        assertEquals(1L, f.observed().get("matches"));
+        Observation log = Pipeline.result(v, "klog").observations().stream().filter(o -> o.entity().label().equals("kernel log"))
+                .findFirst().orElseThrow();
+        assertEquals(1L, log.get("other_lines"));
     }
 
     @Test

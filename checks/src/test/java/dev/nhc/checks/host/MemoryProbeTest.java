@@ -67,6 +67,9 @@ class MemoryProbeTest {
         assertEquals(8_388_000L * 1024, o.get("swap_free"));
         assertEquals(16L * 2048 * 1024, o.get("hugepages_total"));
         assertEquals(12L * 2048 * 1024, o.get("hugepages_free"));
+        assertEquals((401_234_567L + 123_456L + 9_876_543L) * 1024, o.get("free_with_cache"), "LBNL NHC's free RAM");
+        assertEquals((527_000_000L + 8_388_604L) * 1024, o.get("total_with_swap"));
+        assertEquals((401_234_567L + 123_456L + 9_876_543L + 8_388_000L) * 1024, o.get("free_with_cache_and_swap"));
         assertFalse(o.fields().containsKey("total_deviation_percent"), "no 'total', nothing to compare: " + o);
         assertEquals(Severity.PASS, judge(meminfo(527_000_000L), "{ }").severity());
     }

@@ -49,7 +49,7 @@ class ProcessProbeTest {
     }
 
     /** What the probe observes for {@code with}, as the loader converts it. */
-    private Observation observe(String with) throws IOException {
+    private Observation observe(String with) throws IOException, InterruptedException {
         ProbeResult r = new ProcessProbe().probe(ctx.with(new ProcessProbe().spec(), with));
         assertEquals(1, r.observations().size(), r.observations().toString());
         return r.observations().get(0);
@@ -61,7 +61,7 @@ class ProcessProbeTest {
     }
 
     @Test
-    void countsMatchesByCommOrArgv0AndUser() throws IOException {
+    void countsMatchesByCommOrArgv0AndUser() throws Exception {
         Observation slurmd = observe("{ name: slurmd, user: slurm }");
         assertEquals(1L, slurmd.get("count"));
         assertEquals("900", slurmd.get("pids"));
@@ -152,11 +152,55 @@ class ProcessProbeTest {
                 () -> pipeline.plan("- { name: p, use: process, with: { name: sshd, min_count: 0 } }"));
         assertTrue(count.getMessage().matches("(?s)nhc\\.yaml:\\d+:\\d+: .*min_count.*must be at least 1.*"), count.getMessage());
         ConfigException name = assertThrows(ConfigException.class, () -> pipeline.plan("- { name: p, use: process }"));
-        assertTrue(name.getMessage().contains("needs 'name'"), name.getMessage());
+        assertTrue(name.getMessage().contains("give exactly one of 'name', 'argv0' or 'cmdline'"), name.getMessage());
+        ConfigException both = assertThrows(ConfigException.class, () -> pipeline.plan("- { name: p, use: process, with: { name: a, argv0: b } }"));
+        assertTrue(both.getMessage().contains("give exactly one of 'name', 'argv0' or 'cmdline'"), both.getMessage());
     }
 
     @Test
-    void processesThatVanishMidScanAreNotCounted() throws IOException {
+    void argv0AndCmdlineAreGlobsOverTheCommandLineAsPsShowsIt() throws Exception {
+        assertEquals(0L, observe("{ name: \"sshd:\" }").get("count"), "no process is named 'sshd:'");
+        Observation sshd = observe("{ argv0: \"*sshd:\", user: root }");
+        assertEquals(1L, sshd.get("count"), "OpenSSH's rewritten title starts 'sshd:', which LBNL's *sshd: matches");
+        assertEquals("argv0 *sshd: (user root)", sshd.entity().label());
+        assertEquals(1L, observe("{ argv0: \"*slurmd\" }").get("count"), "*slurmd matches /usr/sbin/slurmd");
+        assertEquals(0L, observe("{ argv0: \"*slurm\" }").get("count"), "a suffix match, not a prefix one");
+        assertEquals(1L, observe("{ cmdline: \"*slurmd -D*\" }").get("count"), "the arguments joined by a blank");
+        assertEquals(1L, observe("{ cmdline: \"*hostengine*\" }").get("count"), "anywhere in the command line, as check_ps_daemon");
+        assertEquals(0L, observe("{ cmdline: \"*python3*\" }").get("count"), "a zombie does not run");
+        assertEquals("[kthreadd]", ProcessMatch.asPsShowsIt("kthreadd", new byte[0]), "a kernel thread has no command line");
+        assertEquals("a b ?c", ProcessMatch.asPsShowsIt("x", "a\0\0b \tc\0".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void theActionRunsOnlyWhenTheConfigOptsIn(@TempDir Path out) throws Exception {
+        Path mark = out.resolve("started");
+        String check = "- { name: p, use: process, with: { name: munged, action: [/bin/sh, -c, \"echo x > " + mark + "; exit 3\"] } }";
+        Finding off = Pipeline.only(pipeline.run(check), "p");
+        assertEquals(Severity.FAIL, off.severity());
+        assertTrue(off.message().startsWith("process munged not running; not run: '/bin/sh -c echo x > "), off.message());
+        assertTrue(off.message().endsWith("' runs only with settings.run_actions: true"), off.message());
+        assertTrue(Files.notExists(mark), "nhc changes nothing unasked");
+        Pipeline optIn = new Pipeline(root, new ProcessProbe(() -> false)).settings("run_actions: true\n");
+        Finding on = Pipeline.only(optIn.run(check), "p");
+        assertEquals(Severity.FAIL, on.severity(), "this run saw no munged, as LBNL's -S fails while it starts the service");
+        assertTrue(on.message().startsWith("process munged not running; ran '/bin/sh -c echo x > "), on.message());
+        assertTrue(on.message().endsWith("': exit 3"), on.message());
+        assertTrue(Files.exists(mark));
+        Files.delete(mark);
+        Finding running = Pipeline.only(optIn.run("- { name: p, use: process, with: { name: sshd, action: [/bin/sh, -c, \"echo x > "
+                + mark + "\"] } }"), "p");
+        assertEquals(Severity.PASS, running.severity());
+        assertTrue(Files.notExists(mark), "a running process is not started again");
+        Finding found = Pipeline.only(optIn.run("- { name: p, use: process, with: { name: sshd, state: absent, action: [/bin/sh, -c, \"echo x > "
+                + mark + "\"] } }"), "p");
+        assertEquals(Severity.FAIL, found.severity());
+        assertTrue(found.message().startsWith("process sshd is running but should not be (pids 812); ran '"), found.message());
+        assertTrue(Files.exists(mark), "for state absent the action runs when the process is found (LBNL's check_ps_service -E)");
+    }
+
+    @Test
+    void processesThatVanishMidScanAreNotCounted() throws Exception {
         Files.createDirectories(root.resolve("proc/4242")); // no comm: exited while listed
         assertEquals(1L, observe("{ name: sshd }").get("count"));
     }

@@ -34,9 +34,20 @@ class KernelLogReaderTest {
         return c;
     }
 
+    /** The lines a sink keeps: those of an earlier boot are forgotten when the reader says so. */
     private static List<KernelLogLine> read(KernelLogReader r, ReadStats[] stats) throws IOException {
         List<KernelLogLine> lines = new ArrayList<>();
-        stats[0] = r.read(lines::add);
+        stats[0] = r.read(new KernelLogReader.Sink() {
+            @Override
+            public void line(KernelLogLine line) {
+                lines.add(line);
+            }
+
+            @Override
+            public void earlierBoot() {
+                lines.clear();
+            }
+        });
         return lines;
     }
 
@@ -81,29 +92,93 @@ class KernelLogReaderTest {
     }
 
     @Test
-    void garbledLinesAreCountedAndStillHandedOn() throws IOException {
+    void linesWithoutAHeaderAreCountedNotHandedOnExceptInAReplay() throws IOException {
         TestProbeContext c = ctx(StateSection.detached("t"));
         c.write("/k.log", "[1.0] fine\n\u0000\u0001 garbled NVRM: Xid (PCI:0000:3b:00): 48, x\n\nno stamp at all\n");
         ReadStats[] st = new ReadStats[1];
         List<KernelLogLine> l = read(new KernelLogReader(c, "/k.log"), st);
         assertEquals(3, st[0].linesRead()); // the empty line is no line
         assertEquals(2, st[0].unparsedLines());
-        assertEquals(3, l.size());
-        assertFalse(l.get(1).timestampParsed());
+        assertEquals(List.of("fine"), l.stream().map(KernelLogLine::message).toList());
+
+        // A replay reads under "/", its capture where it is.
+        TestProbeContext replay = new TestProbeContext(Path.of("/")).state(StateSection.detached("u"))
+                .service(KernelLogCapture.class, new KernelLogCapture(c.sys("/k.log")));
+        l = read(new KernelLogReader(replay, "kmsg"), st);
+        assertEquals(3, l.size(), "an admin's capture: lines of unknown origin are judged");
+        assertEquals(0, st[0].unparsedLines());
+    }
+
+    /**
+     * A file outlives boots: which lines are this boot's is told by the kernel's banner, never by
+     * comparing stamps with btime (a clock NTP stepped forward made this boot's lines look older).
+     */
+    @Test
+    void aFileReadWithoutACursorOfThisBootStartsThisBootAtTheKernelsBanner() throws IOException {
+        TestProbeContext c = ctx(StateSection.detached("t"));
+        c.write("/proc/stat", "cpu  1 2 3\nbtime 1767225600\n"); // 2026-01-01T00:00:00Z, as computed after NTP stepped the clock
+        c.write("/k.log", "Dec 30 23:00:00 n kernel: " + XID_79 + "\n"
+                + "Dec 31 23:50:00 n kernel: Linux version 6.8.0-51-generic (buildd@lcy02-amd64-045) (gcc 13.2.0) #52-Ubuntu SMP\n"
+                + "Dec 31 23:51:00 n kernel: " + XID_79.replace("79", "48") + "\n"); // this boot, stamped before btime
+        ReadStats[] st = new ReadStats[1];
+        List<String> got = messages(new KernelLogReader(c, "/k.log"), st);
+        assertEquals(2, got.size(), got.toString());
+        assertTrue(got.get(1).contains("): 48,"), got.toString());
+        assertEquals(1, st[0].beforeBootLines());
+
+        TestProbeContext old = ctx(StateSection.detached("u"));
+        assertEquals(3, read(new KernelLogReader(old, "/k.log").sinceBoot(false), st).size());
     }
 
     @Test
-    void linesBeforeThisBootAreCountedNotHandedOnUnlessAskedFor() throws IOException {
-        TestProbeContext c = ctx(StateSection.detached("t"));
-        c.write("/proc/stat", "cpu  1 2 3\nbtime 1767225600\n"); // 2026-01-01T00:00:00Z
-        c.write("/k.log", "2025-12-31T23:00:00.000000+00:00 old boot\n2026-01-01T00:10:00.000000+00:00 this boot\n[5.0] no date\n");
+    void linesAfterACursorOfThisBootAreThisBootsWhateverTheirStamps() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        c.write("/proc/stat", "btime 1767225600\n");
+        Path log = c.write("/k.log", "Jan  1 00:10:00 n kernel: usb 1-1: new device\n");
         ReadStats[] st = new ReadStats[1];
-        List<KernelLogLine> l = read(new KernelLogReader(c, "/k.log"), st);
-        assertEquals(List.of("this boot", "no date"), l.stream().map(KernelLogLine::message).toList());
-        assertEquals(1, st[0].beforeBootLines());
+        messages(new KernelLogReader(c, "/k.log"), st);
+        Files.writeString(log, "Dec 31 22:00:00 n kernel: " + XID_79 + "\n", StandardOpenOption.APPEND); // a clock stepped back
+        assertEquals(List.of(XID_79), messages(new KernelLogReader(c, "/k.log"), st));
+        assertEquals(0, st[0].beforeBootLines());
+    }
 
-        TestProbeContext replay = ctx(StateSection.detached("u"));
-        assertEquals(3, read(new KernelLogReader(replay, "/k.log").sinceBoot(false), st).size());
+    /** After a reboot the file's cursor is kept: the old boot's last lines come first, then this boot's banner. */
+    @Test
+    void afterARebootTheOldBootsTailIsForgottenAtTheBanner() throws IOException {
+        StateSection s = StateSection.detached("t");
+        TestProbeContext c = ctx(s);
+        Path log = c.write("/k.log", "[1.0] usb 1-1: new device\n");
+        ReadStats[] st = new ReadStats[1];
+        messages(new KernelLogReader(c, "/k.log"), st);
+        Files.writeString(log, "[900.0] " + XID_79 + "\n[0.000000] Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) (gcc-12)\n"
+                + "[5.0] after the reboot\n", StandardOpenOption.APPEND);
+        c.write("/proc/sys/kernel/random/boot_id", "boot-2\n");
+        // read() forgets, as the probes do, what was handed before the banner
+        assertEquals(List.of("Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) (gcc-12)", "after the reboot"),
+                messages(new KernelLogReader(c, "/k.log"), st));
+        assertEquals(1, st[0].beforeBootLines());
+    }
+
+    /** Without a banner (rotated away, or the syslog daemon missed it) a line cannot be placed: it counts as this boot's. */
+    @Test
+    void aLineThatCannotBePlacedCountsAsThisBoots() throws IOException {
+        TestProbeContext c = ctx(StateSection.detached("t"));
+        c.write("/proc/stat", "btime 1767225600\n");
+        c.write("/k.log", "Dec 30 23:00:00 n kernel: " + XID_79 + "\n");
+        ReadStats[] st = new ReadStats[1];
+        assertEquals(List.of(XID_79), messages(new KernelLogReader(c, "/k.log"), st));
+        assertEquals(0, st[0].beforeBootLines());
+    }
+
+    /** A program named like the banner segfaults: its record starts with its name, so it marks no boot. */
+    @Test
+    void aUserProgramNamedLikeTheBannerMarksNoBoot() throws IOException {
+        TestProbeContext c = ctx(StateSection.detached("t"));
+        c.write("/k.log", "[5.0] " + XID_79 + "\n[6.0] Linux version 6[4242]: segfault at 0 ip 0000 sp 0000 error 4 in Linux version 6.1 (x)[1139,5585f7e16000+1000]\n");
+        ReadStats[] st = new ReadStats[1];
+        assertEquals(XID_79, messages(new KernelLogReader(c, "/k.log"), st).get(0));
+        assertEquals(0, st[0].beforeBootLines());
     }
 
     @Test
@@ -158,6 +233,7 @@ class KernelLogReaderTest {
         ReadStats[] st = new ReadStats[1];
         List<KernelLogLine> l = read(new KernelLogReader(c, "kmsg"), st);
         assertEquals(List.of("first", "third"), l.stream().map(KernelLogLine::message).toList()); // facility 1 (user) is not kernel
+        assertEquals(1, st[0].otherLines());
         assertEquals(java.time.Instant.parse("2026-01-01T00:00:03Z"), l.get(1).time());
         assertEquals(3, s.getLong("log.seq", -1));
 
@@ -181,7 +257,7 @@ class KernelLogReaderTest {
         c.write("/dev/kmsg", "6,1,10,-;ok\nthis is no record\n6,x,10,-;bad seq\n");
         ReadStats[] st = new ReadStats[1];
         List<KernelLogLine> l = read(new KernelLogReader(c, "kmsg"), st);
-        assertEquals(3, l.size());
+        assertEquals(List.of("ok"), l.stream().map(KernelLogLine::message).toList());
         assertEquals(2, st[0].unparsedLines());
     }
 
@@ -193,17 +269,18 @@ class KernelLogReaderTest {
         Path fake = Scripts.write(bin, "journalctl",
                 "echo \"$@\" >> " + args + "\n"
                         + "case \"$*\" in *--after-cursor=s=abc*) echo '-- No entries --'; echo '-- cursor: s=abc';;\n"
-                        + "*) echo '2026-11-22T04:05:56.123456+0000 node kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, x'\n"
-                        + "   echo 'not a stamped line'\n"
+                        + "*) echo '" + entry("kernel", "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, x") + "'\n"
+                        + "   echo 'not an entry'\n"
                         + "   echo '-- cursor: s=abc';; esac");
         ReadStats[] st = new ReadStats[1];
         List<KernelLogLine> l = read(new KernelLogReader(c, "journal").journalctl(fake.toString()), st);
-        assertEquals(2, l.size());
+        assertEquals(List.of("NVRM: Xid (PCI:0000:3b:00): 79, pid=1, x"), l.stream().map(KernelLogLine::message).toList());
+        assertEquals(512.0, l.get(0).uptimeSeconds(), 1e-9);
         assertEquals(1, st[0].unparsedLines());
         assertEquals("s=abc", s.getString("log.cursor"));
         assertTrue(read(new KernelLogReader(c, "journal").journalctl(fake.toString()), st).isEmpty());
         List<String> calls = Files.readAllLines(args);
-        assertEquals("-k -o short-iso-precise --no-pager --show-cursor -q", calls.get(0));
+        assertEquals("-k -o json --output-fields=MESSAGE,_TRANSPORT,_BOOT_ID --all --no-pager --show-cursor -q", calls.get(0));
         assertTrue(calls.get(1).endsWith("--after-cursor=s=abc"), calls.get(1));
     }
 
@@ -238,13 +315,20 @@ class KernelLogReaderTest {
         s.put("log.boot_id", "boot-1");
         s.put("log.cursor", "s=old");
         TestProbeContext c = ctx(s).budget(Duration.ofSeconds(1));
-        Path fake = Scripts.write(bin, "journalctl", "echo '[1.0] partial'; sleep 60");
+        Path fake = Scripts.write(bin, "journalctl", "echo '" + entry("kernel", "partial") + "'; sleep 60");
         ReadStats[] st = new ReadStats[1];
         long t0 = System.nanoTime();
         read(new KernelLogReader(c, "journal").journalctl(fake.toString()), st);
         assertTrue(st[0].incomplete());
         assertEquals("s=old", s.getString("log.cursor"));
         assertTrue(Duration.ofNanos(System.nanoTime() - t0).compareTo(Duration.ofSeconds(1 + 3)) < 0);
+    }
+
+    /** One line of journalctl -o json as systemd 252 prints it (field order as it has it). */
+    static String entry(String transport, String message) {
+        return "{\"__CURSOR\":\"s=6d1f;i=5a2;b=9a4f;m=2e8a;t=6428;x=11\",\"__REALTIME_TIMESTAMP\":\"1763784356123456\","
+                + "\"__MONOTONIC_TIMESTAMP\":\"512000000\",\"_BOOT_ID\":\"9a4f0c2be1d84c6f9b1e0d3c2a1b0f9e\","
+                + "\"_TRANSPORT\":\"" + transport + "\",\"MESSAGE\":\"" + message + "\"}";
     }
 
     private static List<String> messages(KernelLogReader r, ReadStats[] st) throws IOException {
@@ -330,7 +414,7 @@ class KernelLogReaderTest {
         s.put("log.cursor", "s=abc\n--output=json");
         TestProbeContext c = ctx(s);
         Path args = bin.resolve("args");
-        Path fake = Scripts.write(bin, "journalctl", "echo \"$@\" >> " + args + "\necho '[1.0] line'; echo '-- cursor: s=new'");
+        Path fake = Scripts.write(bin, "journalctl", "echo \"$@\" >> " + args + "\necho '" + entry("kernel", "line") + "'; echo '-- cursor: s=new'");
         ReadStats[] st = new ReadStats[1];
         assertEquals(List.of("line"), messages(new KernelLogReader(c, "journal").journalctl(fake.toString()), st));
         assertFalse(Files.readString(args).contains("after-cursor"), Files.readString(args));
@@ -347,7 +431,7 @@ class KernelLogReaderTest {
         s.put("log.cursor", "s=gone;i=1");
         TestProbeContext c = ctx(s);
         Path fake = Scripts.write(bin, "journalctl", "case \"$*\" in *--after-cursor=*) echo 'Failed to seek to cursor: Invalid argument' >&2; exit 1;;\n"
-                + "*) echo '[1.0] line'; echo '-- cursor: s=new';; esac");
+                + "*) echo '" + entry("kernel", "line") + "'; echo '-- cursor: s=new';; esac");
         ReadStats[] st = new ReadStats[1];
         assertEquals(List.of("line"), messages(new KernelLogReader(c, "journal").journalctl(fake.toString()), st));
         assertEquals(List.of("state value log.cursor was refused by journalctl (Failed to seek to cursor: Invalid argument); reset it"),

@@ -405,6 +405,23 @@ class IbPortsProbeTest {
         assertConfigError("{ flap_window: 2d }", "'flap_window'", "at most 24h");
         assertConfigError("{ flap_burst: 0 }", "'flap_burst'", "at least 1");
         assertConfigError("{ port: 1 }", "unknown key 'port'");
+        assertConfigError("{ devices: [\"mlx5_0 1\"] }", "'mlx5_0 1' is not a device (mlx5_0), a device and port");
+        assertConfigError("{ devices: [mlx5_0:one] }", "'mlx5_0:one' is not a device");
+        assertConfigError("{ devices: [mlx5_0/1/2] }", "'mlx5_0/1/2' is not a device");
+    }
+
+    @Test
+    void lbnlsDeviceColonPortNamesThePortAsCheckHwIbDoes() throws Exception {
+        sys.ib("mlx5_0", 1);
+        sys.ib("mlx5_0", 2).state("1: DOWN").phys("3: Disabled");
+        sys.ib("mlx5_10", 1).state("1: DOWN").phys("2: Polling");
+        assertTrue(bad(run("{ rate: 400, devices: [\"mlx5_0:1\"] }")).isEmpty(), "mlx5_0:1 is port 1 of mlx5_0, up at 400 Gb/s");
+        assertTrue(bad(run("{ rate: 400, count: 1, devices: [\"mlx5_0:*\"] }")).isEmpty(), "a glob over the port");
+        List<Finding> down = bad(run("{ rate: 400, devices: [\"mlx5_0:2\"] }"));
+        assertEquals(List.of("port mlx5_0/2 is DOWN (Disabled), expected ACTIVE"), down.stream().map(Finding::message).toList());
+        List<Finding> missing = bad(run("{ devices: [\"mlx5_1:1\"] }"));
+        assertEquals(List.of("no InfiniBand ports of mlx5_1:1 found (3 other ports present)"), missing.stream().map(Finding::message).toList(),
+                "mlx5_1:1 is not a prefix of mlx5_10:1");
     }
 
     private void assertConfigError(String with, String... parts) {

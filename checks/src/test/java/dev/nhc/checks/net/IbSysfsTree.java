@@ -10,7 +10,7 @@ import java.nio.file.Path;
  * ({@code /sys/devices/pci0000:00/ADDR/infiniband/DEV}), whose {@code device} links back to the PCI
  * function, where a RoCE port's netdev sits in {@code net/}.
  */
-final class IbSysfsTree {
+public final class IbSysfsTree {
     private final Path root;
     private int functions;
 
@@ -31,6 +31,17 @@ final class IbSysfsTree {
             p.write("gid_attrs/ndevs/0", netdev);
         }
         return p;
+    }
+
+    /** A node with {@code ports} NDR HCAs of one port each (mlx5_0/1 …), all up but {@code down} (-1: none). */
+    public static void ndrNode(Path root, int ports, int down) throws IOException {
+        IbSysfsTree tree = new IbSysfsTree(root);
+        for (int i = 0; i < ports; i++) {
+            Port p = tree.ib("mlx5_" + i, 1);
+            if (i == down) {
+                p.state("1: DOWN").phys("3: Disabled").rate("10 Gb/sec (4X SDR)");
+            }
+        }
     }
 
     Path classDir() {

@@ -10,8 +10,10 @@ import java.util.List;
 
 /**
  * lbnl_cmd.nhc: {@code check_cmd_status [-t SECS] [-r CODE] CMD ARGS...} becomes {@code command}
- * with the exit code and time limit; {@code check_cmd_output} too, with its one positive
- * {@code -m} match as the output regex. Several or negated matches are carried over.
+ * with the exit code and time limit; {@code check_cmd_output} too, with its one {@code -m} match as
+ * the output regex (a negated one fails when a line matches). {@code lsmod} searched for a module's
+ * name becomes {@code kernel.module}, which reads the same /proc/modules. Several matches are
+ * carried over.
  */
 final class CmdTranslator implements FunctionTranslator {
     static final String FAMILY = "cmd";
@@ -62,23 +64,26 @@ final class CmdTranslator implements FunctionTranslator {
             return new Refused("LBNL NHC fails this line on every node: " + function + " names no command");
         }
         String regex = null;
+        boolean negated = false;
+        String base = argv.get(0).substring(argv.get(0).lastIndexOf('/') + 1);
         if (output) {
             List<String> matches = o.all('m');
             if (matches.size() > 1) {
                 return new CarriedOver("several -m matches; nhc's command probe takes one output regex (running the command once per match would change what it does)");
             }
             if (matches.size() == 1) {
-                if (matches.get(0).startsWith("!")) {
-                    return new CarriedOver("the negated match '" + matches.get(0) + "' (no line may match) has no nhc equivalent");
+                negated = matches.get(0).startsWith("!");
+                String m = negated ? matches.get(0).substring(1) : matches.get(0);
+                if (!negated && base.equals("lsmod") && argv.size() == 1 && m.matches("/[A-Za-z0-9_]+/") && exit == 0) {
+                    return lsmod(m.substring(1, m.length() - 1));
                 }
-                regex = LineMatch.toRegex(matches.get(0), false);
+                regex = LineMatch.toRegex(m, false);
                 if (regex == null) {
                     return new CarriedOver("the match '" + matches.get(0) + "' has no exact Java regular expression form here");
                 }
             }
         }
-        String base = argv.get(0).substring(argv.get(0).lastIndexOf('/') + 1);
-        NhcCheck c = new NhcCheck(function.substring("check_".length()).replace('_', '-') + "-" + FunctionTranslator.slug(base), "command")
+        NhcCheck c = new NhcCheck(FunctionTranslator.slug(base) + (output ? "-output" : "-exit"), "command")
                 .with("command", List.copyOf(argv));
         if (exit != 0) {
             c.with("exit_code", exit);
@@ -91,8 +96,20 @@ final class CmdTranslator implements FunctionTranslator {
         }
         if (regex != null) {
             c.with("output", regex);
-            c.note("LBNL match: " + o.all('m').get(0) + " (LBNL NHC read stdout only; nhc searches stdout and stderr together)");
+            c.note("LBNL match: " + o.all('m').get(0));
+            c.differs("LBNL NHC searched the command's stdout; nhc searches stdout and stderr together");
+            if (negated) {
+                // the default rules want a match; this one must not match, and the exit code still counts
+                c.noWarnings().failWhen("timed_out", "true").failWhen("exit_code", "!= " + exit).failWhen("output_matches", "true");
+            }
         }
         return Translated.checks(c);
+    }
+
+    /** lsmod | grep MODULE: a loaded module is a line of lsmod; one built into the kernel is not. */
+    private static Outcome lsmod(String module) {
+        return Translated.checks(new NhcCheck(module + "-module", "kernel.module").with("name", module).noWarnings()
+                .failWhen("loaded", "false").failWhen("builtin", "true")
+                .note("lsmod lists /proc/modules, which kernel.module reads; a module built into the kernel is not listed"));
     }
 }

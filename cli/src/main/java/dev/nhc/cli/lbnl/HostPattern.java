@@ -20,13 +20,22 @@ public final class HostPattern {
      * @param all      the match selects every host ({@code *})
      * @param patterns nhc patterns, any of which selects a host (empty when {@code all})
      * @param negated  the LBNL match started with {@code !}
-     * @param problem  why nhc cannot express it (then the other fields are unused)
+     * @param problem  why nhc cannot express it (then the other fields are unused), or, with {@code none},
+     *                 why it selects no host at all
+     * @param none     the match selects no host in LBNL NHC either (a regular expression bash cannot compile)
      */
-    public record Result(boolean all, List<String> patterns, boolean negated, String problem) {
+    public record Result(boolean all, List<String> patterns, boolean negated, String problem, boolean none) {
+        Result(boolean all, List<String> patterns, boolean negated, String problem) {
+            this(all, patterns, negated, problem, false);
+        }
+
         static Result problem(String why) {
             return new Result(false, List.of(), false, why);
         }
     }
+
+    /** A bracket range whose end comes before its start ([01-02] holds 1-0): regcomp refuses the expression. */
+    private static final Pattern BAD_RANGE = Pattern.compile("\\[[^\\]]*?([^\\\\\\]])-([^\\]])[^\\]]*\\]");
 
     private HostPattern() {
     }
@@ -40,8 +49,16 @@ public final class HostPattern {
         List<String> patterns;
         String problem;
         if (t.length() >= 2 && t.startsWith("/") && t.endsWith("/")) {
+            String re = t.substring(1, t.length() - 1);
+            String invalid = invalidRange(re);
+            if (invalid != null) {
+                // bash's [[ =~ ]] cannot compile it and answers "no match": !/…/ is then every host
+                return negated ? new Result(true, List.of(), false, null)
+                        : new Result(false, List.of(), false, "the regular expression /" + re + "/ has the empty range " + invalid
+                                + ", which bash cannot compile, so it matches no host name", true);
+            }
             patterns = new ArrayList<>();
-            problem = regex(t.substring(1, t.length() - 1), patterns);
+            problem = regex(re, patterns);
         } else if (t.length() >= 2 && t.startsWith("{") && t.endsWith("}")) {
             patterns = new ArrayList<>();
             problem = pdsh(t.substring(1, t.length() - 1), patterns);
@@ -123,15 +140,61 @@ public final class HostPattern {
         return "0".repeat(Math.max(0, width - d.length())) + d;
     }
 
-    /** A regular expression made of literals, '.', '.*', single-digit classes, anchors and top-level '|'. */
-    private static String regex(String re, List<String> out) {
-        if (re.contains("(") || re.contains(")")) {
-            return "the regular expression /" + re + "/ has groups";
+    private static String invalidRange(String re) {
+        Matcher m = BAD_RANGE.matcher(re);
+        while (m.find()) {
+            if (m.group(2).charAt(0) < m.group(1).charAt(0)) {
+                return m.group(1) + "-" + m.group(2);
+            }
         }
-        for (String alt : re.split("\\|", -1)) {
-            String why = regexAlternative(alt, out);
+        return null;
+    }
+
+    /**
+     * A regular expression made of literals, '.', '.*', single-digit classes, anchors, '|', and groups
+     * of plain alternatives ({@code ^s(has|gpu)}), which are spelled out one alternative at a time.
+     */
+    private static String regex(String re, List<String> out) {
+        List<String> alternatives = new ArrayList<>();
+        String why = expandGroups(re, alternatives);
+        if (why != null) {
+            return why;
+        }
+        for (String expanded : alternatives) {
+            for (String alt : expanded.split("\\|", -1)) {
+                why = regexAlternative(alt, out);
+                if (why != null) {
+                    return why;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The expression with each group (a|b) replaced by each of its alternatives in turn: one string per combination. */
+    private static String expandGroups(String re, List<String> out) {
+        int open = re.indexOf('(');
+        if (open < 0) {
+            if (re.contains(")")) {
+                return "the regular expression /" + re + "/ has an unbalanced ')'";
+            }
+            out.add(re);
+            return null;
+        }
+        int close = re.indexOf(')', open);
+        String body = close < 0 ? "" : re.substring(open + 1, close);
+        String after = close < 0 ? "" : re.substring(close + 1);
+        boolean topLevelBar = re.substring(0, open).contains("|") || after.replaceAll("\\([^)]*\\)", "").contains("|");
+        if (close < 0 || body.contains("(") || topLevelBar || !after.isEmpty() && "*+?{".indexOf(after.charAt(0)) >= 0) {
+            return "the regular expression /" + re + "/ has a group nhc host patterns cannot spell out";
+        }
+        for (String alt : body.split("\\|", -1)) {
+            String why = expandGroups(re.substring(0, open) + alt + after, out);
             if (why != null) {
                 return why;
+            }
+            if (out.size() > 64) {
+                return "the regular expression /" + re + "/ spells out to more than 64 patterns";
             }
         }
         return null;

@@ -10,26 +10,23 @@ import java.util.Set;
 
 /**
  * What earlier lines of the config decide for later ones: LBNL's TIMEOUT (check_cmd_* refuse a
- * longer command timeout), variables the config sets for the checks after it, and families of
- * checks whose data source a variable changed (those are carried over, not translated).
+ * longer command timeout, carried-over lines get it as their limit), the df flags its filesystem
+ * checks read with, variables the config sets for the checks after it, and families of checks
+ * whose data source a variable changed (those are carried over, not translated).
  */
 public final class ImportContext {
     /** LBNL NHC 1.4.3's default watchdog, in seconds. */
     static final int LBNL_DEFAULT_TIMEOUT = 30;
 
-    private final boolean ibPortsProbe;
     int lbnlTimeout = LBNL_DEFAULT_TIMEOUT;
+    /** lbnl_fs.nhc's defaults: DF_FLAGS="-Tka", DFI_FLAGS="-Tia". */
+    DfFlags df = DfFlags.parse("-Tka");
+    DfFlags dfi = DfFlags.parse("-Tia");
+    /** The tools LBNL's GPU functions run, as earlier lines set them (NVIDIA_HEALTHMON, NVIDIA_SMI_HEALTHMON and their _ARGS). */
+    final Map<String, String> tools = new LinkedHashMap<>();
     final List<String> exports = new ArrayList<>();
     final Set<String> assigned = new HashSet<>();
     private final Map<String, Set<String>> taint = new LinkedHashMap<>();
-
-    public ImportContext(boolean ibPortsProbe) {
-        this.ibPortsProbe = ibPortsProbe;
-    }
-
-    boolean ibPortsProbe() {
-        return ibPortsProbe;
-    }
 
     boolean tainted(String family) {
         return taint.containsKey(family);

@@ -25,12 +25,26 @@ public final class LineMatch {
 
     /** The Java regex, or null when the expression has no exact single-regex form. */
     public static String toRegex(String expr, boolean linesTrimmed) {
+        return convert(expr, linesTrimmed, false);
+    }
+
+    /**
+     * The Java regex for an LBNL match expression applied to one value (a mount table column, a user
+     * name): a glob matches the whole value, a /regex/ anywhere in it, with its anchors wherever it
+     * puts them. Null for what has no exact single-regex form (negation and pdsh ranges are the
+     * caller's).
+     */
+    public static String toValueRegex(String expr) {
+        return convert(expr, false, true);
+    }
+
+    private static String convert(String expr, boolean linesTrimmed, boolean oneValue) {
         if (expr.isEmpty() || expr.startsWith("!") || expr.startsWith("{") && expr.endsWith("}")) {
             return null;
         }
         String out;
         if (expr.length() >= 2 && expr.startsWith("/") && expr.endsWith("/")) {
-            out = ere(expr.substring(1, expr.length() - 1), linesTrimmed);
+            out = ere(expr.substring(1, expr.length() - 1), linesTrimmed, oneValue);
         } else {
             String g = glob(expr);
             out = g == null ? null : (linesTrimmed ? "^[ \\t]*" + g + "[ \\t]*$" : "^" + g + "$");
@@ -152,8 +166,12 @@ public final class LineMatch {
         return r.append(']').toString();
     }
 
-    /** A POSIX ERE as bash's =~ reads it, as Java; null for what has no exact Java form here. */
-    private static String ere(String re, boolean linesTrimmed) {
+    /**
+     * A POSIX ERE as bash's =~ reads it, as Java; null for what has no exact Java form here. Over
+     * lines of a text searched as a whole, an anchor means only what it means at the very start or
+     * end; over one value ({@code oneValue}) it may stand anywhere.
+     */
+    private static String ere(String re, boolean linesTrimmed, boolean oneValue) {
         StringBuilder r = new StringBuilder();
         int depth = 0;
         for (int i = 0; i < re.length(); i++) {
@@ -191,13 +209,13 @@ public final class LineMatch {
                 }
                 case '.' -> r.append("[^\\n]");
                 case '^' -> {
-                    if (i != 0) {
+                    if (i != 0 && !oneValue) {
                         return null;
                     }
                     r.append(linesTrimmed ? "^[ \\t]*" : "^");
                 }
                 case '$' -> {
-                    if (i != re.length() - 1) {
+                    if (i != re.length() - 1 && !oneValue) {
                         return null;
                     }
                     r.append(linesTrimmed ? "[ \\t]*$" : "$");
@@ -211,7 +229,7 @@ public final class LineMatch {
                     r.append(c);
                 }
                 case '|' -> {
-                    if (depth == 0 && (re.startsWith("^") || re.endsWith("$"))) {
+                    if (!oneValue && depth == 0 && (re.startsWith("^") || re.endsWith("$"))) {
                         return null;
                     }
                     r.append(c);

@@ -7,13 +7,20 @@ import dev.nhc.cli.lbnl.Outcome.Translated;
 import java.util.List;
 
 /**
- * lbnl_ps.nhc: {@code check_ps_service} and {@code check_ps_daemon} (a named process runs, owned by
- * a user) become {@code process}; {@code check_ps_loadavg} becomes {@code load}. Service actions
- * ({@code -S} start, {@code -r} restart, {@code -c} cycle, {@code -k}/{@code -s} stop, {@code -e}/
- * {@code -E} commands) are carried over: nhc checks only observe.
+ * lbnl_ps.nhc: {@code check_ps_service} and {@code check_ps_daemon} become {@code process} checks
+ * that match what LBNL NHC matches in ps's output: check_ps_service the first word of the command
+ * line against {@code *DAEMON} (or the -m match, or the whole command line with -f), check_ps_daemon
+ * its name anywhere in the command line. {@code check_ps_loadavg} becomes {@code load}.
+ *
+ * <p>What check_ps_service does when the service is not running (-S start, -r restart, -c cycle, -e
+ * a command), or is running when it must not (-s stop, -E a command), becomes the check's
+ * {@code action}, which nhc runs only when the config says {@code settings.run_actions: true}; the
+ * import leaves that off and says so. LBNL NHC fails the node for this run either way, and so does
+ * the check. Killing a process by its pid (-k) and the verifying forms (-v, -V) are carried over.
  */
 final class PsTranslator implements FunctionTranslator {
     static final String FAMILY = "ps";
+    private static final String SERVICE = "/sbin/service";
 
     @Override
     public Outcome translate(String function, List<String> args, ImportContext ctx) {
@@ -27,8 +34,8 @@ final class PsTranslator implements FunctionTranslator {
             case "check_ps_service" -> service(args);
             case "check_ps_daemon" -> daemon(args);
             case "check_ps_loadavg" -> loadavg(args);
-            case "check_ps_blacklist" -> new CarriedOver("LBNL NHC matches the name anywhere in each command line; nhc's process probe matches process names only, so it could miss a process LBNL NHC flags");
-            default -> new CarriedOver(function + " has no nhc equivalent");
+            case "check_ps_blacklist" -> new CarriedOver("nhc's process probe has no list of processes that must not run for any user but some");
+            default -> null;
         };
     }
 
@@ -37,65 +44,95 @@ final class PsTranslator implements FunctionTranslator {
         if (o.error() != null) {
             return new Refused("LBNL NHC fails this line on every node: check_ps_service says " + o.error());
         }
-        for (char action : new char[] {'S', 'r', 'c', 'k', 's', 'e', 'E', 'v', 'V', '0'}) {
-            if (o.has(action)) {
-                return new CarriedOver(switch (action) {
-                    case 'S' -> "-S starts the service when it is not running; nhc checks only observe";
-                    case 'r' -> "-r restarts the service when it is not running; nhc checks only observe";
-                    case 'c' -> "-c cycles (stops and starts) the service when it is not running; nhc checks only observe";
-                    case 'k', 's' -> "-" + action + " stops the service when it runs; nhc checks only observe";
+        for (char flag : new char[] {'k', 'v', 'V', '0'}) {
+            if (o.has(flag)) {
+                return new CarriedOver(switch (flag) {
+                    case 'k' -> "-k kills the process found, by its pid; nhc's process action is a fixed command";
                     case '0' -> "-0 makes a failure non-fatal (logged only); nhc has no per-check non-fatal switch";
-                    case 'v', 'V' -> "-" + action + " verifies an action, and nhc checks take no actions";
-                    default -> "-" + action + " runs a command; nhc checks only observe";
+                    default -> "-" + flag + " passes the check when the action succeeds, and nhc's process check fails in the run that starts it";
                 });
             }
-        }
-        if (o.has('m') || o.has('f')) {
-            return new CarriedOver("-m/-f match the command line with a pattern; nhc's process probe matches process names");
         }
         String service = String.join(" ", o.rest());
         if (service.isEmpty()) {
             return new Refused("LBNL NHC fails this line on every node: check_ps_service needs a service name");
         }
         String daemon = o.has('d') ? o.last('d') : service;
-        if (!FunctionTranslator.plain(daemon)) {
-            return new CarriedOver("'" + daemon + "' is not a plain process name; LBNL NHC matches it as the glob *" + daemon + " against argv[0]");
+        String match = o.has('m') ? o.last('m') : "*" + daemon;
+        if (match.startsWith("/") && match.endsWith("/") || match.startsWith("{") || match.startsWith("!")) {
+            return new CarriedOver("the process match '" + match + "' is a regex, range or negation; nhc's process globs cover plain globs");
+        }
+        boolean mustNotRun = o.has('s') || o.has('E');
+        NhcCheck c = new NhcCheck(FunctionTranslator.slug(service) + (mustNotRun ? "-not-running" : "-running"), "process")
+                .with(o.has('f') ? "cmdline" : "argv0", match);
+        if (mustNotRun) {
+            c.with("state", "absent");
         }
         String owner = o.last('u');
-        if (owner != null && !FunctionTranslator.plain(owner)) {
-            return new CarriedOver("the owner match '" + owner + "' is a pattern; nhc's process probe takes one user name or uid");
-        }
-        NhcCheck c = new NhcCheck("ps-service-" + FunctionTranslator.slug(service), "process").with("name", daemon);
         if (owner != null && !owner.isEmpty()) {
+            if (!FunctionTranslator.plain(owner)) {
+                return new CarriedOver("the owner match '" + owner + "' is a pattern; nhc's process probe takes one user name or uid");
+            }
             c.with("user", owner);
         }
-        c.note("LBNL NHC matched argv[0] against *" + daemon + "; nhc matches the process name (comm or argv[0]'s base name)");
+        List<String> action = action(o, service);
+        if (action != null) {
+            c.with("action", action);
+            c.differs("LBNL NHC runs '" + String.join(" ", action.size() == 3 && action.get(0).equals("/bin/bash") ? action.subList(2, 3) : action)
+                    + "' when " + daemon + (mustNotRun ? " is running" : " is not running") + "; nhc does so only with settings.run_actions: true, "
+                    + "which this config leaves off (either way the node fails this run, as in LBNL NHC)");
+        }
         return Translated.checks(c);
     }
 
+    /**
+     * The command LBNL NHC runs: for a missing service -S start, -r restart, -c stop and start, -e its own;
+     * for one that must not run -s stop, -E its own.
+     */
+    private static List<String> action(Getopts.Result o, String service) {
+        if (o.has('s')) {
+            return List.of(SERVICE, service, "stop");
+        }
+        if (o.has('E')) {
+            return List.of("/bin/bash", "-c", o.last('E'));
+        }
+        if (o.has('S')) {
+            return List.of(SERVICE, service, "start");
+        }
+        if (o.has('r')) {
+            return List.of(SERVICE, service, "restart");
+        }
+        if (o.has('c')) {
+            return List.of("/bin/bash", "-c", SERVICE + " " + service + " stop ; sleep 2 ; " + SERVICE + " " + service + " start");
+        }
+        if (o.has('e')) {
+            return List.of("/bin/bash", "-c", o.last('e'));
+        }
+        return null;
+    }
+
+    /** check_ps_daemon NAME [OWNER [ARGS]]: "NAME ARGS" anywhere in a command line (a glob in bash's ${…//pattern}), owned by OWNER. */
     private static Outcome daemon(List<String> args) {
         String name = args.isEmpty() ? "" : args.get(0);
         String owner = args.size() > 1 ? args.get(1) : "";
-        if (args.size() > 2 && !args.get(2).isEmpty() || args.size() > 3) {
-            return new CarriedOver("the arguments to match are part of the command line; nhc's process probe matches process names");
+        String extra = args.size() > 2 ? args.get(2) : "";
+        if (args.size() > 3 || name.isEmpty()) {
+            return new CarriedOver("check_ps_daemon takes a name, an owner and arguments");
         }
-        if (!FunctionTranslator.plain(name)) {
-            return new CarriedOver("'" + name + "' is not a plain process name; LBNL NHC matches it anywhere in the command line");
-        }
-        NhcCheck c = new NhcCheck("ps-daemon-" + FunctionTranslator.slug(name), "process").with("name", name);
+        String match = extra.isEmpty() ? name : name + " " + extra;
+        NhcCheck c = new NhcCheck(FunctionTranslator.slug(name) + "-running", "process").with("cmdline", "*" + match + "*");
         if (!owner.isEmpty()) {
             if (!FunctionTranslator.plain(owner)) {
                 return new CarriedOver("'" + owner + "' is not a plain user name");
             }
             c.with("user", owner);
         }
-        c.note("LBNL NHC looked for '" + name + "' anywhere in each command line; nhc matches the process name (comm or argv[0]'s base name)");
         return Translated.checks(c);
     }
 
     private static Outcome loadavg(List<String> args) {
         String[] fields = {"load1", "load5", "load15"};
-        NhcCheck c = new NhcCheck("ps-loadavg", "load").noWarnings();
+        NhcCheck c = new NhcCheck("load", "load").noWarnings();
         boolean any = false;
         if (args.size() > 3) {
             return new CarriedOver("more arguments than check_ps_loadavg reads");

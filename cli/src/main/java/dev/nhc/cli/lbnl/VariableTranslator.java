@@ -40,7 +40,7 @@ final class VariableTranslator {
 
     static Outcome translate(String evalText, boolean allHosts, ImportContext ctx) {
         if (!allHosts) {
-            return new Refused("sets variables for some hosts only; nhc settings apply to every host, so set this by hand");
+            return someHosts(evalText);
         }
         Map<String, Object> settings = new LinkedHashMap<>();
         List<String> notes = new ArrayList<>();
@@ -93,6 +93,31 @@ final class VariableTranslator {
                         + ": nhc has no detached mode; a run ends by settings.deadline, and 'nhc daemon' keeps results between polls");
                 case "VERBOSE", "SILENT" -> notes.add(name + "=" + raw + ": nhc prints findings; 'nhc run --verbose' prints every check");
                 case "LOGFILE", "SYSLOG_TAG", "SYSLOG_CMD" -> notes.add(name + "=" + raw + ": nhc's report goes to stdout; settings.log_file adds a log file");
+                case "DF_FLAGS", "DFI_FLAGS" -> {
+                    DfFlags flags = value == null ? null : DfFlags.parse(value);
+                    if (flags == null || flags.problem() != null) {
+                        ctx.taint(FsTranslator.FAMILY, name);
+                        ctx.assigned.add(name);
+                        carried.add(name);
+                    } else {
+                        if (name.equals("DF_FLAGS")) {
+                            ctx.df = flags;
+                        } else {
+                            ctx.dfi = flags;
+                        }
+                        notes.add(name + "=" + value + ": the filesystem checks after this line compare what df " + value + " prints");
+                    }
+                }
+                case "NVIDIA_HEALTHMON", "NVIDIA_HEALTHMON_ARGS", "NVIDIA_SMI_HEALTHMON", "NVIDIA_SMI_HEALTHMON_ARGS" -> {
+                    if (value == null) {
+                        ctx.taint(GpuTranslator.FAMILY, name);
+                        ctx.assigned.add(name);
+                        carried.add(name);
+                    } else {
+                        ctx.tools.put(name, value);
+                        notes.add(name + "=" + raw + ": the GPU checks after this line run with it");
+                    }
+                }
                 case "HOSTNAME" -> {
                     if (!raw.matches("\"?\\$\\{?HOSTNAME_S}?\"?")) {
                         return new Refused("HOSTNAME=" + raw + " renames the node for the resource manager; nhc uses the short host name (or SLURMD_NODENAME)");
@@ -120,6 +145,30 @@ final class VariableTranslator {
                     ? ", so the later checks it changes are carried over too" : ""));
         }
         return new Translated(List.of(), settings, notes);
+    }
+
+    /**
+     * Variables set on some hosts only. nhc's settings are one for every host, but two of LBNL's change
+     * no verdict: HOSTNAME=$HOSTNAME_S (the name LBNL NHC gives the resource manager, after the host
+     * matches are made) and TIMEOUT (LBNL's watchdog; nhc's run ends by its deadline on every host).
+     */
+    private static Outcome someHosts(String evalText) {
+        List<String> notes = new ArrayList<>();
+        List<String> differences = new ArrayList<>();
+        Matcher m = ONE.matcher(evalText);
+        while (m.find()) {
+            String name = m.group(1);
+            String raw = m.group(2);
+            if (name.equals("HOSTNAME") && raw.matches("\"?\\$\\{?HOSTNAME_S}?\"?")) {
+                notes.add("HOSTNAME=$HOSTNAME_S on these hosts: nhc already gives Slurm the short host name (or SLURMD_NODENAME)");
+            } else if (name.equals("TIMEOUT") && unquote(raw) != null && unquote(raw).matches("[0-9]{1,5}")) {
+                differences.add("TIMEOUT=" + unquote(raw) + " on these hosts only: nhc has one deadline for every host (settings.deadline), "
+                        + "and slurmd kills a health check after 60 s whatever LBNL's watchdog allows");
+            } else {
+                return new Refused("sets " + name + " for some hosts only; nhc settings apply to every host, so set this by hand");
+            }
+        }
+        return new Translated(List.of(), Map.of(), notes, differences);
     }
 
     /** The value bash would assign, or null when it expands something at run time. */

@@ -30,8 +30,13 @@ public final class YamlWriter {
                 .append(" carried over (LBNL NHC evaluates them: 'nhc -e', which neither logs nor marks the node offline), ")
                 .append(r.count(Kind.REFUSED)).append(" refused.\n");
         y.append("# Each translated check fails when LBNL NHC's function would, and counts a check that cannot decide as failed\n");
-        y.append("# (on_unknown: fail), as an LBNL function that errs fails. LBNL NHC matched host patterns against the full\n");
-        y.append("# host name; nhc matches the short host name.\n");
+        y.append("# (on_unknown: fail), as an LBNL function that errs fails. Host patterns with a dot are matched against the\n");
+        y.append("# full host name, as LBNL NHC did; the others against the short one. Where a check differs from the LBNL line,\n");
+        y.append("# its comment says how ('differs:'), and so did 'nhc import-lbnl' on stderr.\n");
+        if (r.hasActions()) {
+            y.append("# Some checks have an action LBNL NHC took (starting a service); nhc runs them only with settings.run_actions: true,\n");
+            y.append("# which this config leaves off: nhc changes nothing on the node unasked.\n");
+        }
         y.append("nhc: 1\n");
         if (!r.settings().isEmpty()) {
             y.append("settings:\n");
@@ -73,6 +78,11 @@ public final class YamlWriter {
             for (String n : e.notes()) {
                 y.append("  # note: ").append(comment(n)).append('\n');
             }
+            if (e.checks().isEmpty()) {
+                for (String d : e.differences()) {
+                    y.append("  # differs: ").append(comment(d)).append('\n');
+                }
+            }
             for (Emitted c : e.checks()) {
                 check(y, c);
             }
@@ -85,6 +95,9 @@ public final class YamlWriter {
         for (String n : c.notes()) {
             y.append("  # note: ").append(comment(n)).append('\n');
         }
+        for (String d : c.differences()) {
+            y.append("  # differs: ").append(comment(d)).append('\n');
+        }
         y.append("  - name: ").append(scalar(e.name())).append('\n');
         y.append("    use: ").append(scalar(c.use())).append('\n');
         if (!e.on().isEmpty()) {
@@ -94,13 +107,16 @@ public final class YamlWriter {
             y.append("    with:\n");
             for (Map.Entry<String, Object> w : c.with().entrySet()) {
                 y.append("      ").append(w.getKey()).append(": ")
-                        .append(w.getValue() instanceof List<?> l ? list(l) : scalar(w.getValue())).append('\n');
+                        .append(w.getValue() instanceof List<?> l ? list(l) : w.getValue() instanceof Map<?, ?> m ? map(m) : scalar(w.getValue()))
+                        .append('\n');
             }
         }
         if (c.hasNoWarnings()) {
             y.append("    warn: none\n");
         }
-        if (!c.failAny().isEmpty()) {
+        if (c.hasNoFailures()) {
+            y.append("    fail: none\n");
+        } else if (!c.failAny().isEmpty()) {
             y.append("    fail:\n");
             for (Map<String, String> cond : c.failAny()) {
                 boolean first = true;
@@ -113,7 +129,7 @@ public final class YamlWriter {
         if (c.timeout() != null) {
             y.append("    timeout: ").append(scalar(c.timeout())).append('\n');
         }
-        y.append("    on_unknown: fail\n");
+        y.append("    on_unknown: ").append(c.onUnknown()).append('\n');
     }
 
     private static void lineComment(StringBuilder y, String indent, String file, Entry e) {
@@ -129,6 +145,16 @@ public final class YamlWriter {
         return slash >= 0 ? path.substring(slash + 1) : path;
     }
 
+    static String map(Map<?, ?> entries) {
+        StringBuilder b = new StringBuilder("{ ");
+        boolean first = true;
+        for (Map.Entry<?, ?> e : entries.entrySet()) {
+            b.append(first ? "" : ", ").append(scalar(e.getKey())).append(": ").append(scalar(e.getValue()));
+            first = false;
+        }
+        return b.append(" }").toString();
+    }
+
     static String list(List<?> items) {
         StringBuilder b = new StringBuilder("[");
         for (int i = 0; i < items.size(); i++) {
@@ -138,7 +164,7 @@ public final class YamlWriter {
     }
 
     static String scalar(Object v) {
-        if (v instanceof Long || v instanceof Integer) {
+        if (v instanceof Long || v instanceof Integer || v instanceof Boolean) {
             return v.toString();
         }
         String s = String.valueOf(v);

@@ -33,6 +33,20 @@ public interface ProbeContext {
     }
 
     /**
+     * The time the check was given, as configured (its {@code timeout:}, else
+     * {@code settings.check_timeout}), or what the run's deadline left it when that was less: the
+     * limit a message names ("did not finish within 10s"), where {@link #deadline()} is when to stop.
+     */
+    default Duration timeLimit() {
+        return remaining();
+    }
+
+    /** The limit to name for a probe given its own time limit as well ({@code own}, a parameter; null: none): the shorter. */
+    default Duration timeLimit(Duration own) {
+        return own != null && own.compareTo(timeLimit()) < 0 ? own : timeLimit();
+    }
+
+    /**
      * Whether the check's rules or messages read this field. A probe reads its cheap fields
      * regardless (reports show them); a field that costs extra to read, such as inode counts that
      * need statvfs through JNA, may be left out when nothing reads it.

@@ -115,6 +115,52 @@ public record ProbeSpec(String name, String description, Set<String> tags, Entit
             return this;
         }
 
+        /**
+         * These declared fields may be absent from an entity the probe saw, and a rule over one that
+         * is absent is not judged ("not supported here") rather than {@code unknown}.
+         */
+        public Builder optional(String... fieldNames) {
+            for (String n : fieldNames) {
+                replace(n, FieldSpec::asOptional);
+            }
+            return this;
+        }
+
+        /**
+         * These declared fields are reported for every entity of this kind the probe sees (call
+         * again for more kinds); entities of other kinds need not have them. Not called: of every
+         * kind.
+         */
+        public Builder reportedFor(Entity.Kind kind, String... fieldNames) {
+            for (String n : fieldNames) {
+                replace(n, f -> f.alsoFor(kind));
+            }
+            return this;
+        }
+
+        /**
+         * These declared fields are reported on every observation that reports {@code field} (the
+         * field that marks an entity's role, itself usually optional): a kernel log pattern's
+         * matches beside its severity, a script's exit code beside the program it ran.
+         */
+        public Builder reportedWith(String field, String... fieldNames) {
+            replace(field, f -> f);
+            for (String n : fieldNames) {
+                replace(n, f -> f.reportedWith(field));
+            }
+            return this;
+        }
+
+        private void replace(String fieldName, java.util.function.UnaryOperator<FieldSpec> change) {
+            for (int i = 0; i < fields.size(); i++) {
+                if (fields.get(i).name().equals(fieldName)) {
+                    fields.set(i, change.apply(fields.get(i)));
+                    return;
+                }
+            }
+            throw new IllegalArgumentException("probe " + name + " declares no field '" + fieldName + "'");
+        }
+
         public Builder rule(DefaultRule r) {
             rules.add(r);
             return this;

@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * {@code nhc daemon}: every check of the plan on its own schedule ({@code every:}, else
@@ -77,6 +78,11 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private final PlanSource source;
     private final PlanExecutor executor;
     private final SeverityPolicy policy;
+    /**
+     * Wall-clock time: only for what is shown and saved (a verdict's time, an every: check's last run
+     * across restarts). Every schedule, deadline and age is System.nanoTime's, which a clock stepped
+     * back or forth (NTP, an admin) does not move.
+     */
     private final Clock clock;
     private final String node;
     private final PrintStream log;
@@ -110,6 +116,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
     private DaemonSettings settings;
     private ScheduledFuture<?> tick;
     private volatile boolean closed;
+    /** What {@link #fatal} does in {@code nhc daemon}: exit so that systemd restarts it; null (tests): log only. */
+    private volatile Consumer<String> fatalExit;
 
     /** Everything that belongs to one loaded plan; a reload replaces it whole. */
     private final class Generation {
@@ -158,6 +166,8 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         volatile ScheduledFuture<?> next;
         volatile CheckResult last;
         volatile Instant finishedAt;
+        /** {@link #finishedAt} on the monotonic clock, for its age; 0 before the first result. */
+        volatile long finishedNanos;
 
         Slot(Generation gen, PlannedCheck check, Runs runs) {
             this.gen = gen;
@@ -209,6 +219,9 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                           List<DaemonPlugin> plugins, List<RecheckTrigger> triggers) {
         Daemon d = new Daemon(source, executor, Clock.systemUTC(), node, err, services, plugins);
         triggers.forEach(d::addTrigger);
+        // A thread that dies unseen (an endpoint's, the scheduler's) would leave a live process that serves nobody.
+        ProcessEnd.onUncaughtException(err);
+        d.fatalExit = why -> ProcessEnd.exit(err, why);
         try {
             d.start();
         } catch (ConfigException e) {
@@ -279,14 +292,14 @@ public final class Daemon implements DaemonContext, AutoCloseable {
      * for that, up to the config's deadline, rather than fail.
      */
     private RunLock takeRunLock(Plan plan) throws IOException {
-        Instant until = clock.instant().plus(plan.settings().deadline());
+        long until = System.nanoTime() + plan.settings().deadline().toNanos();
         String[] holder = new String[1];
         while (true) {
             Optional<RunLock> l = RunLock.tryAcquire(plan.settings().stateDir(), holder, RunLock.DAEMON);
             if (l.isPresent()) {
                 return l.get();
             }
-            if (clock.instant().isAfter(until)) {
+            if (System.nanoTime() - until > 0) {
                 throw new IOException("another nhc holds the run lock in " + plan.settings().stateDir() + " (" + holder[0]
                         + "); is a daemon already running? Only one may write a node's state");
             }
@@ -440,7 +453,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
 
     private void startEndpoints(DaemonSettings ds) throws IOException {
         NhcMetrics metrics = new NhcMetrics(this::status, this::pluginLabels, this::pluginMetrics);
-        StatusServer st = new StatusServer(ds.metricsListen(), this::status, metrics, ds.token(), this::recheckAll);
+        StatusServer st = new StatusServer(ds.metricsListen(), this::status, metrics, ds.token(), this::recheckAll, this::fatal);
         VerdictSocket vs = null;
         if (ds.socket() != null) {
             try {
@@ -454,7 +467,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                     public VerdictSocket.Answer clear(List<String> checks) {
                         return Daemon.this.clear(checks);
                     }
-                });
+                }, this::fatal);
             } catch (IOException e) {
                 st.close();
                 throw e;
@@ -514,6 +527,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 if (s.last != null) {
                     kept.last = s.last;
                     kept.finishedAt = s.finishedAt;
+                    kept.finishedNanos = s.finishedNanos;
                 }
                 kept.sameAsBefore = s.check.check().use().equals(kept.check.check().use()) && s.every.equals(kept.every);
                 s.successor = kept;
@@ -617,7 +631,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
             }
             runs.rerun.set(false);
         }
-        Instant start = clock.instant();
+        long start = System.nanoTime();
         CompletableFuture<CheckResult> run;
         try {
             run = CompletableFuture.supplyAsync(() -> runOnce(s, fromSaved), workers);
@@ -647,26 +661,27 @@ public final class Daemon implements DaemonContext, AutoCloseable {
                 .handle((r, e) -> {
                     record(s, r != null ? r : failed(s, start, e));
                     if (scheduled) {
-                        schedule(s, nextDelay(s, start));
+                        schedule(s, nextDelay(s, start, fromSaved));
                     }
                     return null;
                 });
     }
 
     /**
-     * When a scheduled check runs next: an {@code every:} check when its saved last run says it is
-     * due (so that a saved result shown after a restart is followed by a run at the right time),
-     * any other one interval after this run started.
+     * When a scheduled check runs next: one interval after this run started, on the monotonic clock.
+     * Only after a saved result of an {@code every:} check was shown in its place (after a restart)
+     * does the saved last run, a wall-clock time, say when it is due.
      */
-    private Duration nextDelay(Slot s, Instant start) {
-        Instant now = clock.instant();
-        if (s.check.every() != null) {
+    private Duration nextDelay(Slot s, long startNanos, boolean fromSaved) {
+        if (fromSaved && s.check.every() != null) {
+            Instant now = clock.instant();
             long last = s.gen.state.section("schedule").getLong("last_run." + s.check.name(), Long.MIN_VALUE);
             if (last != Long.MIN_VALUE && last <= now.toEpochMilli()) {
-                return Duration.between(now, Instant.ofEpochMilli(last).plus(s.every));
+                Duration due = Duration.between(now, Instant.ofEpochMilli(last).plus(s.every));
+                return due.compareTo(s.every) > 0 ? s.every : due;
             }
         }
-        return s.every.minus(Duration.between(start, now));
+        return s.every.minusNanos(System.nanoTime() - startNanos);
     }
 
     /**
@@ -708,9 +723,9 @@ public final class Daemon implements DaemonContext, AutoCloseable {
      * the executor's own (same wording, {@link SeverityPolicy#settleUndecided}: {@code on_unknown}
      * applies, {@code for:} streaks are left alone), so the daemon judges a hang as a one-shot run would.
      */
-    private CheckResult failed(Slot s, Instant start, Throwable e) {
+    private CheckResult failed(Slot s, long startNanos, Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-        long ms = Duration.between(start, clock.instant()).toMillis();
+        long ms = (System.nanoTime() - startNanos) / 1_000_000;
         CheckStatus status;
         String why;
         Finding raw;
@@ -737,6 +752,7 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
         s.last = result;
         s.finishedAt = clock.instant();
+        s.finishedNanos = System.nanoTime();
         // What the executor wrote for this check besides its own section (saved by the executor as the probe ended).
         save(s.gen, List.of("rules." + s.check.name(), "schedule"));
         rebuildVerdict(s.gen);
@@ -998,16 +1014,23 @@ public final class Daemon implements DaemonContext, AutoCloseable {
      * never gets younger; it is still the current answer (the probe hangs now), not a stale one.
      */
     private String stale(Generation gen) {
-        Instant now = clock.instant();
+        return stale(gen, true);
+    }
+
+    /** {@code notYet}: a check that has not run yet counts as stale (not for /healthz: every check starts so). */
+    private String stale(Generation gen, boolean notYet) {
+        long now = System.nanoTime();
         for (Slot s : gen.slots.values()) {
-            Instant at = s.finishedAt;
-            if (at == null) {
-                return "check " + s.check.name() + " has not run yet";
+            if (s.finishedAt == null) {
+                if (notYet) {
+                    return "check " + s.check.name() + " has not run yet";
+                }
+                continue;
             }
             if (stillHung(s)) {
                 continue;
             }
-            Duration age = Duration.between(at, now);
+            Duration age = Duration.ofNanos(now - s.finishedNanos);
             if (age.compareTo(s.every.multipliedBy(2)) > 0) {
                 return "check " + s.check.name() + " last finished " + age.toSeconds() + "s ago, more than two of its intervals";
             }
@@ -1058,6 +1081,16 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         log.println("nhc daemon: " + line);
     }
 
+    @Override
+    public void fatal(String why) {
+        Consumer<String> exit = fatalExit;
+        if (exit != null) {
+            exit.accept(why);
+        } else {
+            log(why);
+        }
+    }
+
     private Map<String, String> pluginLabels() {
         Map<String, String> out = new LinkedHashMap<>();
         running.forEach(p -> out.putAll(p.metricLabels()));
@@ -1090,6 +1123,10 @@ public final class Daemon implements DaemonContext, AutoCloseable {
         }
         if (reloadProblem != null) {
             problems.add(reloadProblem);
+        }
+        String behind = gen == null ? null : stale(gen, false);
+        if (behind != null) {
+            problems.add("the schedule is behind: " + behind);
         }
         List<String> unavailable = new ArrayList<>();
         for (DaemonPlugin p : running) {

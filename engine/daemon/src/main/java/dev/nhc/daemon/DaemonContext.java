@@ -27,4 +27,13 @@ public interface DaemonContext {
 
     /** Where the daemon writes what it has to say (stderr, the journal under systemd). */
     void log(String line);
+
+    /**
+     * Something the daemon cannot serve without has stopped (an endpoint's listener): the daemon
+     * says why and exits non-zero, so that systemd starts it again, rather than live on with a dead
+     * endpoint. Outside {@code nhc daemon} (tests) it only logs.
+     */
+    default void fatal(String why) {
+        log(why);
+    }
 }

@@ -1,6 +1,6 @@
 package dev.nhc.daemon;
 
-/** Settings every JDK HTTP server of the daemon needs (the status endpoints, dstack's proxy). */
+/** Settings every JDK HTTP server of the daemon needs (the one behind dstack's proxy, which gets its relayed connections). */
 public final class JdkHttpServers {
     private JdkHttpServers() {
     }

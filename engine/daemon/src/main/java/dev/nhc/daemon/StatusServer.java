@@ -1,98 +1,136 @@
 package dev.nhc.daemon;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import dev.nhc.model.Verdict;
+import dev.nhc.daemon.http.FrontLimits;
+import dev.nhc.daemon.http.HttpAnswer;
+import dev.nhc.daemon.http.HttpFront;
+import dev.nhc.daemon.http.RequestHead;
 import dev.nhc.engine.report.JsonReport;
-import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
+import dev.nhc.model.Verdict;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * The daemon's own endpoints: {@code GET /healthz}, {@code GET /v1/verdict}, {@code GET /metrics}, and
  * {@code POST /v1/recheck} (runs every check now; needs {@code Authorization: Bearer <daemon.token>}).
  * A separate listener from the shim proxy, whose path space belongs to the shim.
+ *
+ * <p>Every request is read and answered by an {@link HttpFront} ({@link #LIMITS}): /healthz and
+ * /v1/recheck on its loop thread, from memory, before anything else; /v1/verdict and /metrics are
+ * made on one worker thread and shared by every request for the same thing within
+ * {@link RecentAnswer#FRESH_NANOS} (a burst of scrapes costs one scrape); when that worker is
+ * behind, they get 503 at once and /healthz still answers. A request with a body gets its answer and
+ * the connection closes.
  */
 public final class StatusServer implements AutoCloseable {
-    private final HttpServer server;
-    private final ThreadPoolExecutor workers;
+    /** Few clients (Prometheus, systemd, an admin's curl): small limits, sized to the process's file descriptors. */
+    static final FrontLimits LIMITS = new FrontLimits(Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10),
+            FdBudget.connections(256, 0.05), FdBudget.connections(64, 0.02), 0, 1024 * 1024);
+    private static final int QUEUE = 32;
+
+    private final HttpFront front;
+    private final ThreadPoolExecutor worker;
     private final Supplier<DaemonStatus> status;
     private final Runnable recheck;
     private final String token;
+    private final ScrapeAnswers scrapes;
+    private final RecentAnswer verdicts = new RecentAnswer();
 
-    public StatusServer(HostPort listen, Supplier<DaemonStatus> status, NhcMetrics metrics, String token, Runnable recheck)
-            throws IOException {
+    public StatusServer(HostPort listen, Supplier<DaemonStatus> status, NhcMetrics metrics, String token, Runnable recheck,
+                        Consumer<String> fatal) throws IOException {
+        this(listen, status, metrics, token, recheck, fatal, LIMITS);
+    }
+
+    StatusServer(HostPort listen, Supplier<DaemonStatus> status, NhcMetrics metrics, String token, Runnable recheck,
+                 Consumer<String> fatal, FrontLimits limits) throws IOException {
         this.status = status;
         this.recheck = recheck;
         this.token = token;
-        this.workers = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(64), r -> {
+        this.scrapes = new ScrapeAnswers(metrics.registry());
+        this.worker = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {
             Thread t = new Thread(r, "nhc-status");
             t.setDaemon(true);
             return t;
         });
-        JdkHttpServers.defaults();
+        worker.allowCoreThreadTimeOut(true);
         try {
-            this.server = HttpServer.create(listen.socketAddress(), 32);
+            this.front = new HttpFront("status endpoints", listen.socketAddress(), null, this::route, limits, fatal);
         } catch (IOException e) {
+            worker.shutdownNow();
             throw new IOException("daemon.metrics_listen " + listen + ": cannot listen (" + e.getMessage() + ")", e);
         }
-        server.setExecutor(workers);
-        server.createContext("/healthz", ex -> guarded(ex, "GET", this::healthz));
-        server.createContext("/v1/verdict", ex -> guarded(ex, "GET", this::verdict));
-        server.createContext("/v1/recheck", ex -> guarded(ex, "POST", this::recheck));
-        MetricsHandler mh = new MetricsHandler(metrics.registry());
-        server.createContext("/metrics", ex -> {
-            if (!"/metrics".equals(ex.getRequestURI().getPath())) {
-                guarded(ex, "GET", e -> json(e, 404, Map.of("error", "no such path")));
-                return;
-            }
-            mh.handle(ex);
-        });
-        server.createContext("/", ex -> guarded(ex, "GET", e -> json(e, 404, Map.of("error", "no such path; try /healthz, /v1/verdict, /metrics"))));
     }
 
     public StatusServer start() {
-        server.start();
+        front.start();
         return this;
     }
 
     public InetSocketAddress address() {
-        return server.getAddress();
+        return front.address();
+    }
+
+    /** Bad connections so far (for /metrics). */
+    long badConnections() {
+        return front.badConnections();
     }
 
     @Override
     public void close() {
-        server.stop(0);
-        workers.shutdownNow();
+        front.close();
+        worker.shutdownNow();
     }
 
-    private interface Route {
-        void handle(HttpExchange ex) throws IOException;
+    private CompletableFuture<HttpAnswer> route(RequestHead h) {
+        String path = h.path();
+        return switch (path) {
+            case "/healthz" -> get(h, () -> done(healthz()));
+            case "/v1/verdict" -> get(h, () -> {
+                DaemonStatus s = status.get();
+                return verdicts.get(s.verdict(), s.problems(), () -> onWorker(this::verdict));
+            });
+            case "/metrics" -> get(h, () -> scrapes.answer(h, this::onWorker));
+            case "/v1/recheck" -> "POST".equals(h.method()) ? done(recheck(h)) : wrongMethod("POST");
+            default -> done(json(404, "Not Found", Map.of("error", "no such path; try /healthz, /v1/verdict, /metrics")));
+        };
     }
 
-    private static void guarded(HttpExchange ex, String method, Route r) throws IOException {
-        try (ex) {
-            ex.getRequestBody().readNBytes(64 * 1024);
-            if (!method.equals(ex.getRequestMethod()) && !("GET".equals(method) && "HEAD".equals(ex.getRequestMethod()))) {
-                ex.getResponseHeaders().set("Allow", method);
-                json(ex, 405, Map.of("error", "use " + method));
-                return;
-            }
-            r.handle(ex);
+    private static CompletableFuture<HttpAnswer> get(RequestHead h, Supplier<CompletableFuture<HttpAnswer>> answer) {
+        return "GET".equals(h.method()) || "HEAD".equals(h.method()) ? answer.get() : wrongMethod("GET");
+    }
+
+    private static CompletableFuture<HttpAnswer> wrongMethod(String allowed) {
+        return done(json(405, "Method Not Allowed", Map.of("error", "use " + allowed)).withHeader("Allow", allowed));
+    }
+
+    private static CompletableFuture<HttpAnswer> done(HttpAnswer a) {
+        return CompletableFuture.completedFuture(a);
+    }
+
+    /** Made on the worker; 503 at once when it is behind by more than its queue. */
+    private CompletableFuture<HttpAnswer> onWorker(Supplier<HttpAnswer> make) {
+        try {
+            return CompletableFuture.supplyAsync(make, worker);
+        } catch (RejectedExecutionException busy) {
+            return done(json(503, "Service Unavailable", Map.of("error", "busy: " + QUEUE + " answers are being made; try again"))
+                    .withHeader("Retry-After", "1"));
         }
     }
 
-    private void healthz(HttpExchange ex) throws IOException {
+    private HttpAnswer healthz() {
         DaemonStatus s = status.get();
         Map<String, Object> m = new LinkedHashMap<>();
         boolean serving = s.unavailable().isEmpty();
@@ -101,46 +139,37 @@ public final class StatusServer implements AutoCloseable {
         m.put("problems", s.problems());
         // 200 while the daemon serves: its own trouble is reported, not turned into a restart loop;
         // 503 while a plugin cannot serve its clients (a proxy stuck on a hung upstream), with the reason.
-        json(ex, serving ? 200 : 503, m);
+        return serving ? json(200, "OK", m) : json(503, "Service Unavailable", m);
     }
 
-    private void verdict(HttpExchange ex) throws IOException {
+    private HttpAnswer verdict() {
         DaemonStatus s = status.get();
         Verdict v = s.verdict();
         if (v == null) {
-            json(ex, 503, Map.of("error", "no verdict yet: the first checks are still running"));
-            return;
+            return json(503, "Service Unavailable", Map.of("error", "no verdict yet: the first checks are still running"));
         }
         // The same object as `nhc run --json`; nhc's own trouble goes into its notes.
-        json(ex, 200, JsonReport.toMap(v, s.problems()));
+        return json(200, "OK", JsonReport.toMap(v, s.problems()));
     }
 
-    private void recheck(HttpExchange ex) throws IOException {
+    private HttpAnswer recheck(RequestHead h) {
         if (token == null || token.isEmpty()) {
-            json(ex, 403, Map.of("error", "disabled: set daemon.token to allow POST /v1/recheck"));
-            return;
+            return json(403, "Forbidden", Map.of("error", "disabled: set daemon.token to allow POST /v1/recheck"));
         }
-        String auth = ex.getRequestHeaders().getFirst("Authorization");
+        String auth = h.header("Authorization");
         String expected = "Bearer " + token;
         if (auth == null || !MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), expected.getBytes(StandardCharsets.UTF_8))) {
-            json(ex, 401, Map.of("error", "missing or wrong bearer token"));
-            return;
+            return json(401, "Unauthorized", Map.of("error", "missing or wrong bearer token"));
         }
         recheck.run();
-        json(ex, 202, Map.of("status", "rechecking all checks"));
+        return json(202, "Accepted", Map.of("status", "rechecking all checks"));
     }
 
-    private static void json(HttpExchange ex, int status, Object body) throws IOException {
-        send(ex, status, JSON.std.asBytes(body));
-    }
-
-    private static void send(HttpExchange ex, int status, byte[] body) throws IOException {
-        ex.getResponseHeaders().set("Content-Type", "application/json");
-        if ("HEAD".equals(ex.getRequestMethod())) {
-            ex.sendResponseHeaders(status, -1);
-            return;
+    private static HttpAnswer json(int status, String reason, Object body) {
+        try {
+            return HttpAnswer.json(status, reason, JSON.std.asBytes(body));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
-        ex.sendResponseHeaders(status, body.length);
-        ex.getResponseBody().write(body);
     }
 }

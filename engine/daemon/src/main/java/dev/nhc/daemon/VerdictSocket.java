@@ -10,22 +10,18 @@ import dev.nhc.model.Verdict;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The daemon's verdict for {@code bin/nhc-slurm}, on a UNIX socket only its owner (root) can
@@ -33,11 +29,14 @@ import java.util.concurrent.TimeUnit;
  * line, {@code verdict CONFIG_FILE}; the answer is {@code ok EXIT} and the report, or
  * {@code unavailable REASON} (another config, no verdict yet, a stale one), on which the client
  * runs the one-shot check itself. {@code clear CHECK...} is {@code nhc clear} while the daemon holds
- * the node's state. Each connection gets at most {@link #CLIENT_LIMIT_MS} ms.
+ * the node's state. Each connection gets at most {@link #CLIENT_LIMIT_MS} ms from connect to answer;
+ * clients that connect and send nothing hold no thread and cannot keep others out ({@link LineServer}).
  */
 final class VerdictSocket implements AutoCloseable {
     static final int CLIENT_LIMIT_MS = 2000;
-    private static final int MAX_REQUEST = 4096;
+    /** Connections at once; past that the one that has waited longest for its request line is closed. */
+    static final int MAX_CONNECTIONS = 128;
+    private static final int QUEUE = 64;
 
     /** What the daemon answers. */
     record Answer(boolean ok, int exitCode, String text) {
@@ -70,13 +69,11 @@ final class VerdictSocket implements AutoCloseable {
         Answer clear(List<String> checks);
     }
     private final ExecutorService handlers;
-    private final ScheduledExecutorService watchdog;
-    private final Thread acceptor;
-    private volatile boolean closed;
+    private final LineServer lines;
 
     /** Binds {@code path} with the root-only rules when nhc runs as root. */
-    VerdictSocket(Path path, Handler answer) throws IOException {
-        this(path, answer, Ownership.runningAsRoot());
+    VerdictSocket(Path path, Handler answer, Consumer<String> fatal) throws IOException {
+        this(path, answer, Ownership.runningAsRoot(), fatal);
     }
 
     /**
@@ -85,7 +82,7 @@ final class VerdictSocket implements AutoCloseable {
      * directory above it must be root's and writable by no one else, as for {@code state_dir}: who
      * could write there could swap the socket bin/nhc-slurm (root) trusts for one of their own.
      */
-    VerdictSocket(Path path, Handler answer, boolean rootOnly) throws IOException {
+    VerdictSocket(Path path, Handler answer, boolean rootOnly, Consumer<String> fatal) throws IOException {
         this.answer = answer;
         Path given = path.toAbsolutePath();
         Path dir = given.getParent();
@@ -118,9 +115,15 @@ final class VerdictSocket implements AutoCloseable {
             throw new IOException("daemon.socket " + path + ": cannot listen (" + e.getMessage() + ")", e);
         }
         this.server = s;
-        this.handlers = new ThreadPoolExecutor(1, 4, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> thread(r, "nhc-socket"));
-        this.watchdog = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> thread(r, "nhc-socket-watchdog"));
-        this.acceptor = thread(this::accept, "nhc-socket-accept");
+        // Answers are made from memory: a few threads keep up with any number of clients; past the queue a client falls back.
+        this.handlers = new ThreadPoolExecutor(1, 4, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> thread(r, "nhc-socket-answer"));
+        try {
+            this.lines = new LineServer(s, this::serve, handlers, CLIENT_LIMIT_MS, MAX_CONNECTIONS, fatal);
+        } catch (IOException e) {
+            s.close();
+            handlers.shutdownNow();
+            throw e;
+        }
     }
 
     private static String kind(Path p) throws IOException {
@@ -136,7 +139,7 @@ final class VerdictSocket implements AutoCloseable {
     }
 
     VerdictSocket start() {
-        acceptor.start();
+        lines.start();
         return this;
     }
 
@@ -144,41 +147,10 @@ final class VerdictSocket implements AutoCloseable {
         return path;
     }
 
-    private void accept() {
-        while (!closed) {
-            SocketChannel c;
-            try {
-                c = server.accept();
-            } catch (ClosedChannelException e) {
-                return;
-            } catch (IOException e) {
-                if (closed) {
-                    return;
-                }
-                continue;
-            }
-            // A client that does not send its line in time is cut off, so it cannot hold a handler.
-            var cutoff = watchdog.schedule(() -> quietly(c), CLIENT_LIMIT_MS, TimeUnit.MILLISECONDS);
-            try {
-                handlers.execute(() -> {
-                    try {
-                        serve(c);
-                    } finally {
-                        cutoff.cancel(false);
-                        quietly(c);
-                    }
-                });
-            } catch (RejectedExecutionException busy) {
-                cutoff.cancel(false);
-                quietly(c); // every handler busy: the client falls back to its own run
-            }
-        }
-    }
-
-    private void serve(SocketChannel c) {
+    /** One request line's answer. */
+    private byte[] serve(String request) {
+        Answer a;
         try {
-            String request = readLine(c);
-            Answer a;
             if (request != null && request.startsWith("verdict")) {
                 a = answer.verdict(request.substring("verdict".length()).strip());
             } else if (request != null && request.startsWith("clear ")) {
@@ -186,48 +158,21 @@ final class VerdictSocket implements AutoCloseable {
             } else {
                 a = Answer.unavailable("unknown request; send 'verdict CONFIG_FILE' or 'clear CHECK...'");
             }
-            ByteBuffer out = ByteBuffer.wrap(a.bytes());
-            while (out.hasRemaining()) {
-                c.write(out);
-            }
-        } catch (IOException | RuntimeException e) {
-            // the client went away or was cut off; it falls back to a run of its own
+        } catch (RuntimeException e) {
+            a = Answer.unavailable("the daemon could not answer (" + e.getMessage() + ")");
         }
-    }
-
-    private static String readLine(SocketChannel c) throws IOException {
-        ByteBuffer buf = ByteBuffer.allocate(MAX_REQUEST);
-        while (buf.hasRemaining()) {
-            if (c.read(buf) < 0) {
-                break;
-            }
-            for (int i = 0; i < buf.position(); i++) {
-                if (buf.get(i) == '\n') {
-                    return new String(buf.array(), 0, i, StandardCharsets.UTF_8);
-                }
-            }
-        }
-        return buf.position() == 0 ? null : new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8).strip();
-    }
-
-    private static void quietly(SocketChannel c) {
-        try {
-            c.close();
-        } catch (IOException ignored) {
-            // already closed
-        }
+        return a.bytes();
     }
 
     @Override
     public void close() {
-        closed = true;
         try {
             server.close();
         } catch (IOException ignored) {
             // closing anyway
         }
+        lines.close();
         handlers.shutdownNow();
-        watchdog.shutdownNow();
         try {
             Files.deleteIfExists(path);
         } catch (IOException ignored) {

@@ -141,6 +141,12 @@ class DaemonTest {
                     return r;
                 }),
                 new ScriptedProbe("test.slow", false, ctx -> behave(ctx, Entity.NODE)),
+                new ScriptedProbe("test.clock-step", false, ctx -> {
+                    if (runs(ctx.checkName()) == 0) {
+                        wall.step(Duration.ofHours(-1)); // NTP, or an admin, steps the clock back while the check runs
+                    }
+                    return behave(ctx, Entity.NODE);
+                }),
                 new ScriptedProbe("gpu.test", true, ctx -> behave(ctx, Entity.gpu(2, "0000:3b:00.0")), Tags.GPU, Tags.NVML),
                 new ScriptedProbe(dev.nhc.probe.ProbeSpec.builder("test.last", "judges the other checks' observations, as script.js does")
                         .field("severity", dev.nhc.units.Unit.TEXT, "what PassThroughRules makes of it")
@@ -173,8 +179,34 @@ class DaemonTest {
                 + "checks:\n" + checks;
     }
 
+    /** The wall clock the daemon and its executor see: the system's, stepped by what a test says. */
+    private static final class SteppedClock extends Clock {
+        private final AtomicReference<Duration> offset = new AtomicReference<>(Duration.ZERO);
+
+        void step(Duration by) {
+            offset.updateAndGet(o -> o.plus(by));
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            return java.time.Instant.now().plus(offset.get());
+        }
+    }
+
+    private final SteppedClock wall = new SteppedClock();
+
     private Daemon daemon(Path file, DaemonPlugin... plugins) {
-        Daemon d = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+        Daemon d = new Daemon(() -> loader().load(file), new PlanExecutor(wall), wall, "node1",
                 new PrintStream(logBytes, true, StandardCharsets.UTF_8), Map.of(), List.of(plugins));
         daemons.add(d);
         return d;
@@ -217,6 +249,43 @@ class DaemonTest {
         assertEquals(1, runs("slow"), "never two runs of one check at once");
         releaseSlow.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("slow") == 2);
+    }
+
+    /**
+     * The schedule is kept on the monotonic clock: a wall clock stepped back an hour during a run
+     * once put that check's next run an hour off (the "elapsed" time was negative), while /healthz
+     * said ok. Now it runs on every interval as before, and the daemon reports nothing amiss.
+     */
+    @Test
+    void aWallClockSteppedBackDuringARunDoesNotStopTheSchedule() throws Exception {
+        Daemon d = start(write("nhc.yaml", config("""
+                  - { name: stepper, use: test.clock-step }
+                  - { name: every-1h, use: test.fast, every: 1h }
+                """)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("stepper") >= 5);
+        assertEquals(1, runs("every-1h"), "an every: check is not made due by the step either");
+        assertEquals(List.of(), d.status().problems());
+    }
+
+    /** A check whose runs stopped coming (a stalled scheduler, a clock gone wrong) is a problem /healthz shows. */
+    @Test
+    void aScheduleThatFellBehindIsAProblemForHealthz() throws Exception {
+        Daemon d = start(write("nhc.yaml", config("""
+                  - { name: slow, use: test.slow, timeout: 60s }
+                  - { name: gated, use: test.fast, timeout: 60s }
+                """)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs("gated") >= 2);
+        assertEquals(List.of(), d.status().problems(), "a check that has not run yet (slow) is not behind");
+        CountDownLatch g = new CountDownLatch(1);
+        gate.set(g);
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> d.status().problems().stream()
+                    .anyMatch(p -> p.startsWith("the schedule is behind: check gated last finished")));
+        } finally {
+            g.countDown();
+            gate.set(null);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.status().problems().isEmpty());
     }
 
     @Test

@@ -21,6 +21,10 @@ class VerdictSocketTest {
     @TempDir
     Path dir;
 
+    private static final java.util.function.Consumer<String> FATAL = why -> {
+        throw new AssertionError("the socket's listener stopped: " + why);
+    };
+
     private static final VerdictSocket.Handler ANSWER = new VerdictSocket.Handler() {
         @Override
         public VerdictSocket.Answer verdict(String configFile) {
@@ -45,7 +49,7 @@ class VerdictSocketTest {
         try (ServerSocketChannel planted = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             planted.bind(UnixDomainSocketAddress.of(socket));
             Object before = Files.getAttribute(socket, "unix:ino", LinkOption.NOFOLLOW_LINKS);
-            IOException e = assertThrows(IOException.class, () -> new VerdictSocket(socket, ANSWER, true));
+            IOException e = assertThrows(IOException.class, () -> new VerdictSocket(socket, ANSWER, true, FATAL));
             assertTrue(e.getMessage().startsWith("daemon.socket " + socket + ": will not listen in " + open.toRealPath()), e.getMessage());
             assertTrue(e.getMessage().contains("only root"), e.getMessage());
             assertEquals(before, Files.getAttribute(socket, "unix:ino", LinkOption.NOFOLLOW_LINKS), "the socket there was left alone");
@@ -55,12 +59,56 @@ class VerdictSocketTest {
     @Test
     void aMissingDirectoryIsCreatedOwnerOnlyAndAStaleSocketReplaced() throws Exception {
         Path socket = dir.resolve("run/nhc/nhc.sock");
-        new VerdictSocket(socket, ANSWER, false).close();
+        new VerdictSocket(socket, ANSWER, false, FATAL).close();
         assertEquals(0700, (Integer) Files.getAttribute(socket.getParent(), "unix:mode") & 0777);
         try (ServerSocketChannel stale = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             stale.bind(UnixDomainSocketAddress.of(socket));
         }
-        try (VerdictSocket s = new VerdictSocket(socket, ANSWER, false).start()) {
+        try (VerdictSocket s = new VerdictSocket(socket, ANSWER, false, FATAL).start()) {
+            assertTrue(SocketClient.ask(socket, "verdict x").startsWith("ok 0\nfine"));
+        }
+    }
+
+    /**
+     * Four idle root clients once held every handler, and bin/nhc-slurm fell back to a run of its
+     * own. Clients that connect and send nothing hold no thread now, and past the connection limit
+     * the one that waited longest makes room: many idle clients, and every real request is answered.
+     */
+    @Test
+    void idleClientsDoNotKeepARealRequestOut() throws Exception {
+        Path socket = dir.resolve("run/nhc.sock");
+        List<java.nio.channels.SocketChannel> idle = new java.util.ArrayList<>();
+        try (VerdictSocket s = new VerdictSocket(socket, ANSWER, false, FATAL).start()) {
+            for (int i = 0; i < VerdictSocket.MAX_CONNECTIONS + 20; i++) {
+                java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(StandardProtocolFamily.UNIX);
+                c.connect(UnixDomainSocketAddress.of(socket));
+                idle.add(c);
+                if (i % 16 == 0) {
+                    assertTrue(SocketClient.ask(socket, "verdict x").startsWith("ok 0\nfine"), "with " + (i + 1) + " idle clients");
+                }
+            }
+            for (int i = 0; i < 20; i++) {
+                assertTrue(SocketClient.ask(socket, "verdict x").startsWith("ok 0\nfine"));
+            }
+        } finally {
+            for (java.nio.channels.SocketChannel c : idle) {
+                c.close();
+            }
+        }
+    }
+
+    /** A client that sends half a line and stops is cut off at the limit; the socket serves on. */
+    @Test
+    void aClientThatNeverFinishesItsLineIsCutOff() throws Exception {
+        Path socket = dir.resolve("run/nhc.sock");
+        try (VerdictSocket s = new VerdictSocket(socket, ANSWER, false, FATAL).start();
+             java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            c.connect(UnixDomainSocketAddress.of(socket));
+            c.write(java.nio.ByteBuffer.wrap("verd".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            long t0 = System.nanoTime();
+            assertEquals(-1, c.read(java.nio.ByteBuffer.allocate(16)), "closed without an answer");
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms >= VerdictSocket.CLIENT_LIMIT_MS - 200, "cut off after " + ms + " ms");
             assertTrue(SocketClient.ask(socket, "verdict x").startsWith("ok 0\nfine"));
         }
     }

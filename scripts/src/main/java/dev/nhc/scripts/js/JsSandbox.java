@@ -16,6 +16,8 @@ import org.graalvm.polyglot.io.IOAccess;
 import org.graalvm.polyglot.proxy.ProxyArray;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
 
+import dev.nhc.engine.run.PlanExecutor;
+
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Duration;
@@ -91,12 +93,12 @@ public final class JsSandbox implements JsRunner {
             return text.isNull() ? "null" : text.asString();
         } catch (PolyglotException e) {
             if (timedOut.get() || e.isCancelled()) {
-                throw new ScriptFailure(name + " did not finish within " + timeout.toMillis() / 1000.0 + " s and was stopped");
+                throw new ScriptFailure(name + " did not finish within " + PlanExecutor.human(timeout) + " and was stopped");
             }
             throw new ScriptFailure(describe(name, e));
         } catch (IllegalStateException e) {
             if (timedOut.get()) {
-                throw new ScriptFailure(name + " did not finish within " + timeout.toMillis() / 1000.0 + " s and was stopped");
+                throw new ScriptFailure(name + " did not finish within " + PlanExecutor.human(timeout) + " and was stopped");
             }
             throw new ScriptFailure(name + ": " + e.getMessage());
         } finally {

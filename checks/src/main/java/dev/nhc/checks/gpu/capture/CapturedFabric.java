@@ -1,7 +1,8 @@
 package dev.nhc.checks.gpu.capture;
 
 import dev.nhc.checks.gpu.GpuFabric;
-import dev.nhc.checks.gpu.capture.NvidiaSmiQParser.Node;
+import dev.nhc.checks.gpu.capture.SmiQTree.Node;
+import dev.nhc.checks.gpu.capture.SmiQTree.Problems;
 
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -30,11 +31,6 @@ import java.util.regex.Pattern;
  */
 final class CapturedFabric {
     private static final Pattern NUMBER = Pattern.compile("\\d{1,10}");
-
-    /** Where a value that does not parse is reported. */
-    interface Problems {
-        void problem(int line, String what);
-    }
 
     private CapturedFabric() {
     }

@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu.capture;
 
+import dev.nhc.checks.gpu.GpuCallException;
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice;
 import dev.nhc.checks.gpu.GpuFabric;
@@ -18,7 +19,10 @@ import java.util.Set;
  * NOT_SUPPORTED, so the probes judge a capture exactly as they judge live NVML.
  */
 public final class CapturedGpu implements GpuDevice {
+    /** NVML's index; negative for a GPU the capture names only by its PCI address (an error line of nvidia-smi alone). */
     final int index;
+    /** Why the capture says this GPU cannot be reached (nvidia-smi could not get its handle), or null. */
+    String lost;
     /** The kinds of data the capture shows for this GPU (a {@code -d} subset, or NVLink state only). */
     final Set<GpuData> holds = EnumSet.noneOf(GpuData.class);
     String pciBusId;
@@ -53,9 +57,18 @@ public final class CapturedGpu implements GpuDevice {
         this.index = index;
     }
 
+    /** A GPU nvidia-smi could not get the handle of, as its error line names it (by its address; {@code index} negative when that is all). */
+    static CapturedGpu lost(int index, NvidiaSmiErrors.Line error) {
+        CapturedGpu g = new CapturedGpu(index);
+        g.pciBusId = error.pciBusId();
+        g.lost = error.text();
+        return g;
+    }
+
     /** Copies what {@code other} (another capture of the same GPU) holds and this one does not. */
     void fillFrom(CapturedGpu other) {
         holds.addAll(other.holds);
+        lost = lost != null ? lost : other.lost;
         pciBusId = pciBusId != null ? pciBusId : other.pciBusId;
         name = name != null ? name : other.name;
         uuid = uuid != null ? uuid : other.uuid;
@@ -95,7 +108,25 @@ public final class CapturedGpu implements GpuDevice {
 
     @Override
     public boolean holds(GpuData kind) {
-        return holds.contains(kind);
+        return lost != null || holds.contains(kind);
+    }
+
+    /** "GPU 3 (0000:3b:00.0)", or by its address alone when the capture gives no index. */
+    @Override
+    public String label() {
+        if (index >= 0) {
+            return GpuDevice.super.label();
+        }
+        return pciBusId == null ? "a GPU the capture does not name" : "GPU at PCI " + pciBusId;
+    }
+
+    /** A GPU nvidia-smi could not open answers nothing: every reading fails as NVML's does for a lost GPU. */
+    @Override
+    public <T> T batch(Batch<T> work) throws GpuCallException {
+        if (lost != null) {
+            throw new GpuCallException(GpuCallException.Kind.LOST, "nvmlDeviceGetHandleByIndex_v2", lost);
+        }
+        return work.run();
     }
 
     @Override

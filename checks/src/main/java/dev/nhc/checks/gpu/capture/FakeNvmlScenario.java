@@ -15,7 +15,7 @@ import java.util.Map;
  * What the capture does not show is left out, which the fake answers with NOT_SUPPORTED — the
  * same "absent" the capture itself means. NVML numbers GPUs by position, so a GPU the capture
  * leaves out before one it shows (GPUs 0–6 of {@code nvidia-smi nvlink -s -i 7}) becomes a GPU
- * with no values at all.
+ * with no values at all; a GPU the capture names by its address alone (an error line) has no place.
  */
 public final class FakeNvmlScenario {
 
@@ -32,8 +32,14 @@ public final class FakeNvmlScenario {
         if (capture.driverVersion() != null) {
             s.put("driver_version", capture.driverVersion());
         }
+        if (capture.unavailable() != null) {
+            s.put("returns", Map.of("nvmlInit_v2", 9)); // NVML cannot be used: the capture says why only in words
+        }
         List<Object> gpus = new ArrayList<>();
         for (CapturedGpu g : capture.gpus()) {
+            if (g.index() < 0) {
+                continue; // named by its address alone: NVML has no index for it to answer at
+            }
             while (gpus.size() < g.index()) {
                 gpus.add(new LinkedHashMap<String, Object>());
             }
@@ -45,6 +51,11 @@ public final class FakeNvmlScenario {
 
     private static Map<String, Object> gpu(CapturedGpu g) {
         Map<String, Object> m = new LinkedHashMap<>();
+        if (g.lost != null) {
+            put(m, "pci_bus_id", g.pciBusId);
+            m.put("returns", Map.of("nvmlDeviceGetHandleByIndex_v2", 15)); // GPU_IS_LOST
+            return m;
+        }
         put(m, "name", g.name);
         put(m, "uuid", g.uuid);
         put(m, "pci_bus_id", g.pciBusId);

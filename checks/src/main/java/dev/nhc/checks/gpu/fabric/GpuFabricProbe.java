@@ -113,6 +113,14 @@ public final class GpuFabricProbe implements Probe {
             .field("cursor_resets", Unit.COUNT, "the log: values of the reader's cursor in the check's state that were invalid "
                     + "this run (the cursor was dropped and the log read from its start)")
             .field("cursor_problem", Unit.TEXT, "the log: what was wrong with them")
+            .reportedFor(Entity.Kind.SERVICE, "active_state", "sub_state", "load_state", "active", "required")
+            .reportedFor(Entity.Kind.LOG, "lines_read", "before_boot_errors", "behind", "cursor_resets", "cursor_problem")
+            // A GPU's fabric values are NVML's (absent where it answers NOT_SUPPORTED); the errors of the log are reported for
+            // NVSwitches and NVLink 5 GPUs alike, the latter known by their PCI address alone.
+            .optional("fabric_state", "fabric_status", "fabric_failed", "fabric_clique_id", "fabric_cluster_uuid", "fabric_health",
+                    "fabric_bandwidth_degraded", "fabric_route_recovery", "fabric_route_unhealthy", "fabric_access_timeout_recovery",
+                    "fabric_incorrect_configuration", "fatal_errors", "fatal_detail", "nonfatal_errors", "nonfatal_detail",
+                    "cursor_problem", "gpu", "pci_bus_id")
             // The GPUs: DCGM's NVLink watch judges the fabric state as FABRIC_PROBE_STATE (not started or
             // failed: FAIL, in progress: WARN) and the health mask's route and bandwidth bits as incidents.
             .rule(DefaultRule.fail(Map.of("fabric_failed", true),
@@ -149,7 +157,9 @@ public final class GpuFabricProbe implements Probe {
             .rule(DefaultRule.warn(Map.of("nonfatal_errors", "> 0"), "{entity}: non-fatal error {nonfatal_detail}"))
             // Nothing was missed (the log was read from its start), but state that was damaged or edited is worth a look.
             .rule(DefaultRule.warn(Map.of("cursor_resets", "> 0"), "fabric manager log cursor: {cursor_problem}")),
-            "the log", "latched fabric manager errors", "fatal NVSwitch errors of this boot", "the fabric manager log").build();
+            "the log", "latched fabric manager errors", "fatal NVSwitch errors of this boot", "the fabric manager log")
+            .reportedFor(Entity.Kind.LOG, "state_lost")
+            .optional(BootLatches.OPTIONAL_FIELDS).build();
 
     @Override
     public ProbeSpec spec() {

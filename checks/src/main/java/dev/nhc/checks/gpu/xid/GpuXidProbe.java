@@ -26,6 +26,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -69,6 +70,9 @@ public final class GpuXidProbe implements Probe {
 
     private static final String STAYS = " — stays failing until reboot or `nhc clear {check}`";
 
+    /** The fields of a GPU's or an NVSwitch's observation. */
+    private static final String[] PER_DEVICE = {"xid_latched", "xid_warning", "xid_new", "last_xid", "needs_service", "xids", "remedy"};
+
     private static final ProbeSpec SPEC = BootLatches.fields(KernelLogSpec.withReader(ProbeSpec.builder("gpu.xid",
                     "NVIDIA XID/SXID errors from the kernel log (and, in the daemon, NVML's XID events); fatal ones stay "
                             + "failing until reboot or nhc clear. XID 79 is also recognised when the driver writes "
@@ -91,6 +95,10 @@ public final class GpuXidProbe implements Probe {
                     + "not a node fault by themselves")
             .field("nvml_events", Unit.COUNT, "kernel log: XID events NVML reported to the daemon since the last run")
             .field("source", Unit.TEXT, "kernel log: where it was read (/dev/kmsg, journal, or a file)")
+            .reportedFor(Entity.Kind.GPU, PER_DEVICE)
+            .reportedFor(Entity.Kind.NVSWITCH, PER_DEVICE)
+            .reportedFor(Entity.Kind.LOG, "application_xids", "nvml_events", "source")
+            .optional("last_xid", "xid_jobs", "jobs")
             .rule(DefaultRule.fail(Map.of("needs_service", true), "{entity}: {xids}" + STAYS)
                     .remedyFrom("remedy").slurmState(SlurmState.FAIL).latches())
             .rule(DefaultRule.fail(Map.of("xid_latched", "> 0"), "{entity}: {xids}" + STAYS).remedyFrom("remedy").latches())
@@ -99,7 +107,9 @@ public final class GpuXidProbe implements Probe {
                     + "examined for XIDs (more than max_lines = {with.max_lines} this run)"))
             .rule(DefaultRule.warn(Map.of("lost_records", "> 0"), "{lost_records} kernel log {lost_records|record was|records were} overwritten before nhc "
                     + "read them; XIDs among them were missed")),
-            "kernel log", "latched XIDs", "fatal XIDs of this boot", "the kernel log").build();
+            "kernel log", "latched XIDs", "fatal XIDs of this boot", "the kernel log")
+            .reportedFor(Entity.Kind.LOG, "state_lost")
+            .optional(BootLatches.OPTIONAL_FIELDS).build();
 
     @Override
     public ProbeSpec spec() {
@@ -110,6 +120,8 @@ public final class GpuXidProbe implements Probe {
     @Override
     public List<String> reference() {
         List<String> out = new ArrayList<>(XidCatalogue.get().listing());
+        out.add("");
+        out.addAll(Nvlink5Decode.get().listing());
         out.add("");
         out.addAll(SxidCatalogue.get().listing());
         return out;
@@ -138,6 +150,9 @@ public final class GpuXidProbe implements Probe {
                 String key = XidLatches.key(e);
                 fromLog.computeIfAbsent(key, k -> new Seen()).add(e);
                 XidJobs.notePid(pids, key, e);
+            }, () -> {
+                fromLog.clear();
+                pids.clear();
             }));
         } catch (IOException e) {
             readError = e.getMessage();
@@ -258,6 +273,9 @@ public final class GpuXidProbe implements Probe {
     private static final class Seen {
         XidEvent first;
         XidEvent last;
+        /** The last event NVIDIA's NVLink5 decode does not say to ignore, and whether the last one is ignored. */
+        XidEvent lastKept;
+        boolean lastIgnored;
         long count;
         boolean anyFatal;
 
@@ -266,15 +284,23 @@ public final class GpuXidProbe implements Probe {
                 first = e;
             }
             last = e;
+            lastIgnored = Nvlink5Decode.ignores(e);
+            if (!lastIgnored) {
+                lastKept = e;
+            }
             count++;
             anyFatal |= Boolean.TRUE.equals(e.fatal());
         }
 
-        /** The last event, marked fatal if any was: one fatal NVLink5 line among warnings makes the lot fatal. */
+        /**
+         * The last event, marked fatal if any was: one fatal NVLink5 line among warnings makes the lot
+         * fatal; and an NVLink5 line the decode ignores does not hide an earlier one it does not.
+         */
         XidEvent representative() {
-            return anyFatal && !Boolean.TRUE.equals(last.fatal())
-                    ? new XidEvent(last.kind(), last.pci(), last.gpu(), last.code(), Boolean.TRUE, last.recoveryAction(), last.text(), last.when())
-                    : last;
+            XidEvent judged = lastIgnored && lastKept != null ? lastKept : last;
+            Boolean fatal = anyFatal ? Boolean.TRUE : judged.fatal();
+            return judged == last && Objects.equals(fatal, last.fatal()) ? last
+                    : new XidEvent(last.kind(), last.pci(), last.gpu(), last.code(), fatal, judged.recoveryAction(), judged.text(), judged.when());
         }
 
         Seen withGpu(Integer gpu) {
@@ -314,6 +340,8 @@ public final class GpuXidProbe implements Probe {
             Seen s = new Seen();
             s.first = first;
             s.last = last;
+            s.lastKept = lastKept;
+            s.lastIgnored = lastIgnored;
             s.count = count;
             s.anyFatal = anyFatal;
             return s;

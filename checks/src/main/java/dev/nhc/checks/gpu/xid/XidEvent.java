@@ -1,6 +1,7 @@
 package dev.nhc.checks.gpu.xid;
 
 import dev.nhc.checks.kernel.KernelLogLine;
+import dev.nhc.checks.kernel.RecordText;
 
 import java.util.Locale;
 import java.util.Optional;
@@ -21,15 +22,14 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
 
     public static final int FALLEN_OFF_THE_BUS = 79;
     public static final int RECOVERY_ACTION = 154;
-    /** NVLink5 XIDs: the line itself says whether the error is "Fatal". */
-    static final int NVLINK5_FIRST = 144;
-    static final int NVLINK5_LAST = 150;
     /** "pid=1234," right after the XID number: the driver's fixed position, before the user-named process. */
     private static final Pattern PID = Pattern.compile("^pid=(\\d{1,10}),");
 
-    // The regex gpud and NVSentinel use, extended to keep the rest of the line.
+    // The regex gpud and NVSentinel use, extended to keep the rest of the line. Every pattern here is
+    // matched at the start of a kernel record's text only (RecordText): never inside another's.
     private static final Pattern XID = Pattern.compile("NVRM: Xid \\((?:PCI:)?([0-9a-fA-F:.]+)\\): (\\d+),\\s*(.*)");
-    private static final Pattern SXID = Pattern.compile("SXid \\((?:PCI:)?([0-9a-fA-F:.]+)\\): (\\d+),\\s*(.*)");
+    /** "nvidia-nvswitch3: SXid (PCI:0000:c2:00.0): 20034, Fatal, Link 30 LTSSM Fault Up": the switch's device name first. */
+    private static final Pattern SXID = Pattern.compile("(?:nvidia-nvswitch\\d+: )?SXid \\((?:PCI:)?([0-9a-fA-F:.]+)\\): (\\d+),\\s*(.*)");
     /** Older drivers: "NVRM: GPU at PCI:0000:5e:00: GPU has fallen off the bus."; newer: "NVRM: GPU 0000:5e:00.0: GPU has …". */
     private static final Pattern OFF_THE_BUS = Pattern.compile("NVRM: GPU (?:at PCI:)?([0-9a-fA-F]+:[0-9a-fA-F:.]+): GPU has fallen off the bus");
     /**
@@ -40,39 +40,46 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
      */
     static final Pattern THE_NVIDIA_GPU = Pattern.compile("NVRM: The NVIDIA GPU ([0-9a-fA-F]+:[0-9a-fA-F:.]+)");
     static final String FALLEN_OFF = "fallen off the bus";
+    /** The third line of that message, as a record or a continuation line of its own. */
+    static final String FALLEN_OFF_LINE = "NVRM: " + FALLEN_OFF;
     private static final Pattern NON_FATAL = Pattern.compile("(?i)\\bnon-?fatal\\b");
     private static final Pattern FATAL = Pattern.compile("(?i)\\bfatal\\b");
     // Both read at the end of the line: the driver's own words come last, after any process name the user chose.
     private static final Pattern ACTION = Pattern.compile("recovery action changed from 0x[0-9a-fA-F]+ \\(([^)]*)\\) to 0x[0-9a-fA-F]+ \\(([^)]*)\\)\\.?\\s*$");
-    /** NVLink5: "… RLW_SRC_TRACK Nonfatal XC1 i0 Link 03 (0x040868e2 0x00000008 …)" — the severity before the link's registers. */
-    private static final Pattern NVLINK5_SEVERITY = Pattern.compile(
-            "(?i)\\b(fatal|non-?fatal)\\s+XC\\d+\\s+i\\d+\\s+Link\\s+\\d+\\s+\\((?:0x[0-9a-f]+\\s*)+\\)\\s*$");
 
-    /** The event one kernel log line reports by itself, if any. Cheap for the many lines that report none. */
+    /**
+     * The event one kernel log line reports by itself, if any: only at the start of a kernel
+     * record's text, never in a continuation line or a record that starts with a task's name
+     * ({@link RecordText}). Cheap for the many lines that report none.
+     */
     public static Optional<XidEvent> parse(KernelLogLine line) {
-        String msg = line.message();
-        boolean xid = msg.indexOf("Xid") >= 0;
-        boolean off = msg.indexOf(FALLEN_OFF) >= 0;
-        if (!xid && !off) {
+        if (!line.startsRecord()) {
             return Optional.empty();
         }
-        if (xid) {
-            Matcher s = SXID.matcher(msg);
-            if (s.find()) {
-                return xidLine(s, Kind.SXID, line.when());
-            }
-            Matcher x = XID.matcher(msg);
-            if (x.find()) {
-                return xidLine(x, Kind.XID, line.when());
-            }
+        String msg = line.message();
+        boolean nvrm = msg.startsWith("NVRM: ");
+        if (!nvrm && !msg.startsWith("nvidia-nvswitch") && !msg.startsWith("SXid ")) {
+            return Optional.empty();
         }
-        if (off) {
+        if (RecordText.userLed(msg)) {
+            return Optional.empty();
+        }
+        if (!nvrm) {
+            Matcher s = SXID.matcher(msg);
+            return s.lookingAt() ? xidLine(s, Kind.SXID, line.when()) : Optional.empty();
+        }
+        Matcher x = XID.matcher(msg);
+        if (x.lookingAt()) {
+            return xidLine(x, Kind.XID, line.when());
+        }
+        if (msg.indexOf(FALLEN_OFF) >= 0) {
             Matcher m = OFF_THE_BUS.matcher(msg);
-            if (m.find()) {
+            if (m.lookingAt()) {
                 return Optional.of(fallenOffTheBus(m.group(1), line.when()));
             }
+            // /dev/kmsg and the journal keep the driver's three-line message as one record (its line breaks as \x0a)
             Matcher probe = THE_NVIDIA_GPU.matcher(msg);
-            if (probe.find() && msg.indexOf(FALLEN_OFF, probe.end()) > 0) {
+            if (probe.lookingAt() && msg.indexOf(FALLEN_OFF_LINE, probe.end()) > 0) {
                 return Optional.of(fallenOffTheBus(probe.group(1), line.when()));
             }
         }
@@ -113,17 +120,20 @@ public record XidEvent(Kind kind, String pci, Integer gpu, int code, Boolean fat
 
     /**
      * The severity a line states, only for the lines whose severity is their own word (SXids, NVLink5
-     * 144-150): TRUE "Fatal", FALSE "Non-fatal", null when it says neither. A line that names a
-     * process ("pid=…, name=…") is read only at its end, the driver's NVLink5 tail: the name is
-     * whatever the user called the program, and may say "Fatal".
+     * 144-150): TRUE "Fatal", FALSE "Non-fatal", null when it says neither. An NVLink5 line is read
+     * only at its end, the driver's tail ({@link Nvlink5Line}: a line that names a process has the
+     * name the user gave the program before it, which may say "Fatal"), and decoded by NVIDIA's
+     * table: TRUE also when the table's action for its unit and status is a reset ({@link Nvlink5Decode}).
      */
     private static Boolean severity(Kind kind, int code, String rest) {
-        if (kind == Kind.XID && (code < NVLINK5_FIRST || code > NVLINK5_LAST)) {
+        if (kind == Kind.XID && (code < Nvlink5Decode.FIRST || code > Nvlink5Decode.LAST)) {
             return null;
         }
-        Matcher tail = NVLINK5_SEVERITY.matcher(rest);
-        if (kind == Kind.XID && tail.find()) {
-            return !tail.group(1).toLowerCase(Locale.ROOT).startsWith("non");
+        if (kind == Kind.XID) {
+            Optional<Nvlink5Decode.Decoded> decoded = Nvlink5Decode.decode(code, rest);
+            if (decoded.isPresent()) {
+                return decoded.get().decision() == Nvlink5Decode.Decision.FATAL;
+            }
         }
         if (rest.startsWith("pid=")) {
             return null;

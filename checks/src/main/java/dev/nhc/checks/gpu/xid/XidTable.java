@@ -15,7 +15,8 @@ import java.util.Set;
  * restart the application) is never made fatal by a config's {@code fail:} (any user can raise one
  * at will: it becomes a warning); it is fatal only when nhc escalated it ({@link XidJobs}: the same
  * GPU under several jobs). An XID the catalogue does not list is a warning, so an XID NVIDIA adds
- * next year is seen rather than dropped. This only classifies; the probe's default rules decide.
+ * next year is seen rather than dropped. An NVLink5 XID (144-150) is what its line and NVIDIA's
+ * decode table say ({@link Nvlink5Decode}). This only classifies; the probe's default rules decide.
  */
 public final class XidTable {
     /** How an event bears on the node. */
@@ -98,7 +99,7 @@ public final class XidTable {
             case APPLICATION -> Impact.APPLICATION_FAULT;
             case IGNORE -> Impact.IGNORED;
             case BY_LINE -> x == XidEvent.RECOVERY_ACTION ? actionImpact(e.recoveryAction())
-                    : Boolean.TRUE.equals(e.fatal()) ? Impact.FATAL : Impact.WARNING;
+                    : Boolean.TRUE.equals(e.fatal()) ? Impact.FATAL : Nvlink5Decode.ignores(e) ? Impact.IGNORED : Impact.WARNING;
         };
     }
 
@@ -148,8 +149,10 @@ public final class XidTable {
         if (e.code() == XidEvent.RECOVERY_ACTION && e.recoveryAction() != null) {
             return m + " to " + e.recoveryAction();
         }
-        if (entry.isPresent() && entry.get().judgement().impact() == XidMapping.Impact.BY_LINE && Boolean.TRUE.equals(e.fatal())) {
-            return "fatal " + m;
+        if (entry.isPresent() && entry.get().judgement().impact() == XidMapping.Impact.BY_LINE) {
+            String decoded = Nvlink5Decode.decode(e.code(), e.text()).flatMap(Nvlink5Decode.Decoded::row)
+                    .map(r -> "; " + r.describe()).orElse("");
+            return (Boolean.TRUE.equals(e.fatal()) ? "fatal " : "") + m + decoded;
         }
         return m;
     }

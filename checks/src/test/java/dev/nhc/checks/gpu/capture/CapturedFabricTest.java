@@ -4,12 +4,12 @@ import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuFabric;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The "Fabric" section of nvidia-smi -q (captures written for this test in nvidia-smi's layout). */
@@ -51,14 +51,14 @@ public class CapturedFabricTest {
                 + "            Incorrect Configuration       : " + config + "\n";
     }
 
-    private static GpuFabric only(String section) throws CaptureParseException {
-        GpuCapture c = NvidiaSmiQParser.parse("smi-q.txt", capture(section));
+    private static GpuFabric only(String section) {
+        GpuCapture c = NvidiaSmiCapture.parse("smi-q.txt", capture(section));
         assertTrue(c.provides().contains(GpuData.FABRIC));
         return c.gpus().get(0).fabric();
     }
 
     @Test
-    void aCompletedHealthyRegistrationReadsAsNvmlGivesIt() throws CaptureParseException {
+    void aCompletedHealthyRegistrationReadsAsNvmlGivesIt() {
         GpuFabric f = only(fabric("Completed", "Success", health("Healthy", "Full", "False", "False", "False", "None")));
         assertEquals(GpuFabric.State.COMPLETED, f.state());
         assertEquals("Success", f.status());
@@ -74,7 +74,7 @@ public class CapturedFabricTest {
     }
 
     @Test
-    void faultsReadAsTheirFields() throws CaptureParseException {
+    void faultsReadAsTheirFields() {
         GpuFabric f = only(fabric("Completed", "Unknown Error",
                 health("Unhealthy", "Degraded", "True", "True", "True", "Insufficient NVLinks")));
         assertEquals(false, f.statusOk(), "a status other than Success is a failed registration, even 'Unknown Error'");
@@ -90,7 +90,7 @@ public class CapturedFabricTest {
     }
 
     @Test
-    void inProgressHasNoStatusYetAndOlderDriversNoHealth() throws CaptureParseException {
+    void inProgressHasNoStatusYetAndOlderDriversNoHealth() {
         GpuFabric f = only(fabric("In Progress", "N/A", null));
         assertEquals(GpuFabric.State.IN_PROGRESS, f.state());
         assertNull(f.status());
@@ -101,34 +101,37 @@ public class CapturedFabricTest {
     }
 
     @Test
-    void notApplicableMeansNoFabric() throws CaptureParseException {
+    void notApplicableMeansNoFabric() {
         assertNull(only(fabric("N/A", "N/A", health("N/A", "N/A", "N/A", "N/A", "N/A", "N/A"))));
     }
 
     @Test
-    void aCaptureWithoutFabricSectionsHoldsNoFabricData() throws CaptureParseException {
-        GpuCapture c = NvidiaSmiQParser.parse("smi-q.txt", capture(""));
+    void aCaptureWithoutFabricSectionsHoldsNoFabricData() {
+        GpuCapture c = NvidiaSmiCapture.parse("smi-q.txt", capture(""));
         assertFalse(c.provides().contains(GpuData.FABRIC));
         assertNull(c.gpus().get(0).fabric());
     }
 
     @Test
-    void aWordNvidiaSmiDoesNotPrintIsAProblemNamingItsLine() {
-        CaptureParseException e = assertThrows(CaptureParseException.class,
-                () -> only(fabric("Registering", "N/A", null)));
-        assertEquals("line 14: expected a fabric state (Not Started, In Progress, Completed or N/A) for 'State', found 'Registering'",
-                e.problems().get(0));
-        CaptureParseException bw = assertThrows(CaptureParseException.class,
-                () -> only(fabric("Completed", "Success", health("Healthy", "Half", "False", "False", "False", "None"))));
-        assertEquals("line 20: expected Full or Degraded for 'Bandwidth', found 'Half'", bw.problems().get(0));
-        CaptureParseException flag = assertThrows(CaptureParseException.class,
-                () -> only(fabric("Completed", "Success", health("Healthy", "Full", "Maybe", "False", "False", "None"))));
-        assertTrue(flag.problems().get(0).contains("expected True or False for 'Route Recovery in progress', found 'Maybe'"));
+    void aWordNvidiaSmiDoesNotPrintIsAGapNamingItsLine() {
+        assertEquals(List.of("GPU 0 (0000:18:00.0): line 14: expected a fabric state (Not Started, In Progress, Completed or N/A) for 'State',"
+                + " found 'Registering'"), gaps(fabric("Registering", "N/A", null)));
+        assertEquals(List.of("GPU 0 (0000:18:00.0): line 20: expected Full or Degraded for 'Bandwidth', found 'Half'"),
+                gaps(fabric("Completed", "Success", health("Healthy", "Half", "False", "False", "False", "None"))));
+        assertTrue(gaps(fabric("Completed", "Success", health("Healthy", "Full", "Maybe", "False", "False", "None"))).get(0)
+                .contains("expected True or False for 'Route Recovery in progress', found 'Maybe'"));
+    }
+
+    /** What the capture of one GPU with this fabric section leaves unread: fabric data only, with its line. */
+    private static List<String> gaps(String section) {
+        GpuCapture c = NvidiaSmiCapture.parse("smi-q.txt", capture(section));
+        assertTrue(c.gaps().stream().allMatch(g -> g.kinds().equals(java.util.Set.of(GpuData.FABRIC))), c.gaps().toString());
+        return c.gaps().stream().map(GpuCapture.Gap::text).toList();
     }
 
     @Test
-    void aCaptureBecomesAFakeNvmlScenarioWithTheSameFabric() throws CaptureParseException {
-        GpuCapture c = NvidiaSmiQParser.parse("smi-q.txt", capture(
+    void aCaptureBecomesAFakeNvmlScenarioWithTheSameFabric() {
+        GpuCapture c = NvidiaSmiCapture.parse("smi-q.txt", capture(
                 fabric("Completed", "Success", health("Limited Capacity", "Degraded", "False", "False", "False", "None"))));
         @SuppressWarnings("unchecked")
         Map<String, Object> gpu = (Map<String, Object>) ((java.util.List<Object>) FakeNvmlScenario.from(c).get("gpus")).get(0);

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The nvidia-smi parser on small captures written here, in nvidia-smi's own layout. */
 class NvidiaSmiQParserTest {
@@ -49,7 +48,7 @@ class NvidiaSmiQParserTest {
 
     @Test
     void readsEveryValueTheProbesUseAndLeavesNaOut() throws Exception {
-        GpuCapture c = NvidiaSmiQParser.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"),
+        GpuCapture c = NvidiaSmiCapture.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"),
                 gpu("00000000:9E:00.0", UUID1, "Yes", "N/A", "Active")));
 
         assertThat(c.driverVersion()).isEqualTo("555.42.02");
@@ -81,52 +80,70 @@ class NvidiaSmiQParserTest {
         assertThat(g1.clocksEventReasons()).isEqualTo(0x1L | 0x8L | 0x80L);
     }
 
-    @Test
-    void aCaptureWithFewerGpusThanAttachedIsTruncated() {
-        assertThatThrownBy(() -> NvidiaSmiQParser.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"))))
-                .isInstanceOf(CaptureParseException.class)
-                .hasMessageContaining("the capture ends after 1 of the 2 GPUs 'Attached GPUs' announces (line 7)");
+    /** Each gap as "KINDS on GPU: text" (GPUS for the GPUs as a whole), for assertions. */
+    static List<String> gaps(GpuCapture c) {
+        return c.gaps().stream().map(g -> (g.kinds().equals(GpuCapture.ALL) ? "ALL" : g.kinds().toString()) + " on "
+                + (g.index() == null ? "GPUS" : "GPU " + g.index()) + ": " + g.text()).toList();
     }
 
     @Test
-    void aLastGpuCutShortIsTruncated() {
+    void aCaptureWithFewerGpusThanAttachedIsJudgedOnTheGpusItShowsAndSaysTheRestIsMissing() {
+        String whole = gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active");
+        // 'nvidia-smi -q -i 0': every GPU announced, one shown whole (its last section, Processes, is there): a choice, not a cut
+        GpuCapture chosen = NvidiaSmiCapture.parse("smi.txt", query(2, whole));
+        assertThat(chosen.gpus()).hasSize(1);
+        assertThat(chosen.announced()).isEqualTo(2);
+        assertThat(gaps(chosen)).isEmpty();
+        // the same GPU cut before Processes: the capture ends early, and the GPUs it does not show are not known
+        GpuCapture c = NvidiaSmiCapture.parse("smi.txt", query(2, whole.substring(0, whole.indexOf("    Processes"))));
+        assertThat(c.gpus()).hasSize(1);
+        assertThat(gaps(c)).containsExactly("ALL on GPUS: the capture ends after 1 of the 2 GPUs 'Attached GPUs' announces (line 7, last line 61):"
+                + " GPU 1 is not in it");
+    }
+
+    @Test
+    void aLastGpuCutShortLeavesWhatItLacksUnread() {
         String second = gpu("00000000:9E:00.0", UUID1, "No", "59.77 W", "Not Active");
         String cut = second.substring(0, second.indexOf("    Temperature"));
-        assertThatThrownBy(() -> NvidiaSmiQParser.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"), cut)))
-                .isInstanceOf(CaptureParseException.class)
-                .hasMessageContaining("line 106: the block of GPU 00000000:9E:00.0 (line 64) ends without 'Processes', which the first GPU's block has");
+        GpuCapture c = NvidiaSmiCapture.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"), cut));
+        assertThat(c.gpus()).hasSize(2);
+        assertThat(gaps(c)).containsExactly("[MEMORY_REPAIR, THERMAL, POWER] on GPU 1: GPU 1 (0000:9e:00.0): its block (line 64) ends at line 106 without"
+                + " 'Processes', which the first GPU's block has: the capture is cut off there");
+        assertThat(c.gpus().get(1).holds(GpuData.ECC)).isTrue();
     }
 
     @Test
-    void aGarbledValueIsAnErrorAtItsLine() {
+    void aGarbledValueLeavesItsKindOfDataUnreadOnItsGpu() {
         String bad = gpu("00000000:68:00.0", UUID0, "Maybe", "lots", "Not Active");
-        assertThatThrownBy(() -> NvidiaSmiQParser.parse("smi.txt", query(1, bad)))
-                .isInstanceOf(CaptureParseException.class)
-                .hasMessageContaining("line 49: expected Yes/No, Enabled/Disabled or Active/Not Active for 'Pending', found 'Maybe'")
-                .hasMessageContaining("line 60: expected a number for 'Power Draw', found 'lots'");
+        GpuCapture c = NvidiaSmiCapture.parse("smi.txt", query(1, bad));
+        assertThat(gaps(c)).containsExactly(
+                "[MEMORY_REPAIR] on GPU 0: GPU 0 (0000:68:00.0): line 49: expected Yes/No, Enabled/Disabled or Active/Not Active for 'Pending',"
+                        + " found 'Maybe'",
+                "[POWER] on GPU 0: GPU 0 (0000:68:00.0): line 60: expected a number for 'Power Draw', found 'lots'");
+        assertThat(c.gpus().get(0).remappedRows()).isNull();
+        assertThat(c.gpus().get(0).temperature()).isEqualTo(25L);
     }
 
     @Test
-    void brokenIndentationIsAnErrorAtItsLine() {
+    void brokenIndentationLeavesItsGpuUnread() {
         String bad = gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active").replace("    Persistence Mode", "      Persistence Mode");
-        assertThatThrownBy(() -> NvidiaSmiQParser.parse("smi.txt", query(1, bad)))
-                .isInstanceOf(CaptureParseException.class)
-                .hasMessageContaining("line 10: expected indentation in steps of 4 spaces, found 6");
+        assertThat(gaps(NvidiaSmiCapture.parse("smi.txt", query(1, bad))))
+                .containsExactly("ALL on GPU 0: GPU 0 (0000:68:00.0): line 10: expected indentation in steps of 4 spaces, found 6");
     }
 
     @Test
-    void somethingElseEntirelyIsNotACapture() {
-        assertThatThrownBy(() -> NvidiaSmiQParser.parse("x.csv", "timestamp, index, name\n2024/08/29, 0, Tesla T4\n"))
-                .isInstanceOf(CaptureParseException.class)
-                .hasMessage("x.csv is not a readable nvidia-smi capture: line 1: expected '==============NVSMI LOG==============' (nvidia-smi -q) "
-                        + "or 'GPU 0: <name> (UUID: ...)' (nvidia-smi nvlink --status), found 'timestamp, index, name'");
-        assertThatThrownBy(() -> NvidiaSmiQParser.parse("empty.txt", "\n\n"))
-                .hasMessage("empty.txt is not a readable nvidia-smi capture: the file is empty");
+    void somethingElseEntirelyIsReadAsNothing() {
+        GpuCapture other = NvidiaSmiCapture.parse("x.txt", "Thu Nov 14 10:45:47 2024\nall good here\n");
+        assertThat(other.gpus()).isEmpty();
+        assertThat(gaps(other)).containsExactly("ALL on GPUS: line 1 of x.txt: expected nvidia-smi output ('==============NVSMI LOG=============='"
+                + " or a GPU block of nvidia-smi -q, nvidia-smi's table, a --query-gpu CSV header, 'GPU 0: <name> (UUID: ...)' of nvlink --status,"
+                + " or one of its error lines), found 'Thu Nov 14 10:45:47 2024'");
+        assertThat(gaps(NvidiaSmiCapture.parse("empty.txt", "\n\n"))).containsExactly("ALL on GPUS: empty.txt is empty");
     }
 
     @Test
     void readsThePerformanceStateAndUtilisationAndSaysWhenAStateIsGarbled() throws Exception {
-        GpuCapture c = NvidiaSmiQParser.parse("smi.txt", SmiQText.query(SmiQText.gpu("00000000:68:00.0", UUID0).busy("P8", "3 %"),
+        GpuCapture c = NvidiaSmiCapture.parse("smi.txt", SmiQText.query(SmiQText.gpu("00000000:68:00.0", UUID0).busy("P8", "3 %"),
                 SmiQText.gpu("00000000:9E:00.0", UUID1).busy("N/A", "N/A")));
 
         assertThat(c.gpus().get(0).performanceState()).isEqualTo(8L);
@@ -134,9 +151,9 @@ class NvidiaSmiQParserTest {
         assertThat(c.gpus().get(1).performanceState()).isNull();
         assertThat(c.gpus().get(1).gpuUtilization()).isNull();
 
-        assertThatThrownBy(() -> NvidiaSmiQParser.parse("smi.txt", SmiQText.query(SmiQText.gpu("00000000:68:00.0", UUID0).busy("Turbo", "0 %"))))
-                .isInstanceOf(CaptureParseException.class)
-                .hasMessageContaining("line 23: expected a performance state P0 to P15 for 'Performance State', found 'Turbo'");
+        assertThat(gaps(NvidiaSmiCapture.parse("smi.txt", SmiQText.query(SmiQText.gpu("00000000:68:00.0", UUID0).busy("Turbo", "0 %")))))
+                .containsExactly("[PCIE] on GPU 0: GPU 0 (0000:68:00.0): line 23: expected a performance state P0 to P15 for 'Performance State',"
+                        + " found 'Turbo'");
     }
 
     @Test
@@ -146,7 +163,7 @@ class NvidiaSmiQParserTest {
                 "GPU 00000000:9E:00.0\n    Retired Pages\n        Single Bit ECC                    : 2\n"
                         + "        Double Bit ECC                    : 0\n        Pending Page Blacklist            : No\n");
 
-        GpuCapture c = NvidiaSmiQParser.parse("retired.txt", q);
+        GpuCapture c = NvidiaSmiCapture.parse("retired.txt", q);
 
         assertThat(c.provides()).containsExactly(GpuData.MEMORY_REPAIR);
         assertThat(c.gpus()).allSatisfy(g -> {
@@ -157,7 +174,7 @@ class NvidiaSmiQParserTest {
 
     @Test
     void anNvlinkStatusOfOneGpuHoldsThatGpuAloneByItsOwnIndex() throws Exception {
-        GpuCapture seven = NvidiaSmiQParser.parse("nvlink-7.txt", "GPU 7: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-000000000007)\n"
+        GpuCapture seven = NvidiaSmiCapture.parse("nvlink-7.txt", "GPU 7: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-000000000007)\n"
                 + "\t Link 0: 26.562 GB/s\n\t Link 1: <inactive>\n");
 
         assertThat(seven.gpus()).singleElement().satisfies(g -> {
@@ -169,7 +186,7 @@ class NvidiaSmiQParserTest {
         });
 
         // merged with an nvidia-smi -q of GPUs 0 and 1, GPU 7 stays the only one with NVLink data, and it gains no inventory
-        GpuCapture q = NvidiaSmiQParser.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"),
+        GpuCapture q = NvidiaSmiCapture.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"),
                 gpu("00000000:9E:00.0", UUID1, "No", "59.77 W", "Not Active")));
         GpuCapture both = q.merge(seven);
         assertThat(both.gpus()).extracting(CapturedGpu::index).containsExactly(0, 1, 7);
@@ -185,9 +202,9 @@ class NvidiaSmiQParserTest {
 
     @Test
     void nvlinkStatusOfTheSameNodeMergesByUuidAndAnInactiveLinkFails() throws Exception {
-        GpuCapture q = NvidiaSmiQParser.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"),
+        GpuCapture q = NvidiaSmiCapture.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"),
                 gpu("00000000:9E:00.0", UUID1, "No", "59.77 W", "Not Active")));
-        GpuCapture links = NvidiaSmiQParser.parse("nvlink.txt", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: " + UUID0 + ")\n"
+        GpuCapture links = NvidiaSmiCapture.parse("nvlink.txt", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: " + UUID0 + ")\n"
                 + "\t Link 0: 25 GB/s\n\t Link 1: 25 GB/s\n"
                 + "GPU 1: NVIDIA A100-SXM4-80GB (UUID: " + UUID1 + ")\n"
                 + "\t Link 0: 25 GB/s\n\t Link 1: <inactive>\n");
@@ -202,13 +219,13 @@ class NvidiaSmiQParserTest {
             assertThat(f.message()).isEqualTo("GPU 1 (0000:9e:00.0): NVLink 1 down (DCGM: NVLINK_DOWN)");
         });
 
-        assertThatThrownBy(() -> NvidiaSmiQParser.parse("nvlink.txt", "GPU 0: NVIDIA A100 (UUID: " + UUID0 + ")\n\t Link 0: fast\n"))
-                .hasMessageContaining("line 2: expected a link speed such as '25 GB/s' or '<inactive>', found 'fast'");
+        assertThat(gaps(NvidiaSmiCapture.parse("nvlink.txt", "GPU 0: NVIDIA A100 (UUID: " + UUID0 + ")\n\t Link 0: fast\n")))
+                .containsExactly("[NVLINK] on GPU 0: GPU 0: line 2: expected a link speed such as '25 GB/s' or '<inactive>', found 'fast'");
     }
 
     @Test
     void aCaptureAsAFakeNvmlScenarioGetsTheSameVerdictThroughJna() throws Exception {
-        GpuCapture c = NvidiaSmiQParser.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"),
+        GpuCapture c = NvidiaSmiCapture.parse("smi.txt", query(2, gpu("00000000:68:00.0", UUID0, "No", "59.77 W", "Not Active"),
                 gpu("00000000:9E:00.0", UUID1, "Yes", "N/A", "Active")));
         String checks = GpuChecks.everyCheck("{ count: 2 }", "");
 

@@ -52,7 +52,7 @@ class SharedCapturesTest {
     private static GpuCapture capture(String... files) throws Exception {
         GpuCapture capture = null;
         for (String f : files) {
-            GpuCapture c = NvidiaSmiQParser.parse(Fixtures.nvidiaSmi(f));
+            GpuCapture c = NvidiaSmiCapture.read(Fixtures.nvidiaSmi(f));
             capture = capture == null ? c : capture.merge(c);
         }
         return capture;
@@ -170,27 +170,26 @@ class SharedCapturesTest {
     }
 
     @Test
-    void theTruncatedGarbledCaptureIsUnreadableAndSaysWhere() throws Exception {
+    void theTruncatedGarbledCaptureIsJudgedOnItsFirstGpuAndSaysWhatItLacks() throws Exception {
         Path invalid = Fixtures.nvidiaSmi("gpud-nvidia-smi-query.535.183.01.out.0.invalid.txt");
 
-        assertThatThrownBy(() -> NvidiaSmiQParser.parse(invalid))
-                .isInstanceOf(CaptureParseException.class)
-                .hasMessageStartingWith(invalid + " is not a readable nvidia-smi capture: ")
-                .hasMessageContaining("line 91: the capture ends after 1 of the 8 GPUs 'Attached GPUs' announces (line 7)")
-                .hasMessageContaining("line 86: expected a clock event reason (Idle, ")
-                .hasMessageContaining("found 'Invalid HW Slowdown'");
+        GpuCapture c = NvidiaSmiCapture.read(invalid);
+        assertThat(c.gpus()).hasSize(1);
+        assertThat(NvidiaSmiQParserTest.gaps(c)).anySatisfy(g -> assertThat(g).startsWith("ALL on GPUS: the capture ends after 1 of the 8 GPUs"
+                        + " 'Attached GPUs' announces (line 7, last line 91)"))
+                .anySatisfy(g -> assertThat(g).contains("line 86: expected a clock event reason (Idle, ").contains("found 'Invalid HW Slowdown'"));
+        Verdict v = GpuChecks.onCapture(root, c).run(GpuChecks.everyCheck("{ count: 8 }", ""));
+        assertThat(v.severity()).as("never a pass: the capture lacks 7 GPUs").isNotEqualTo(Severity.PASS);
     }
 
     @Test
-    void everyCaptureIsEitherReadOrReportedUnreadable() throws Exception {
+    void everyCaptureIsReadAndOnlyTheGarbledOneHasGaps() throws Exception {
         try (Stream<Path> files = Files.list(Fixtures.dir().resolve("nvidia-smi"))) {
             for (Path f : files.sorted().toList()) {
                 String name = f.getFileName().toString();
-                if (name.endsWith(".csv") || name.contains("invalid")) {
-                    assertThatThrownBy(() -> NvidiaSmiQParser.parse(f)).as(name).isInstanceOf(CaptureParseException.class);
-                } else {
-                    assertThat(NvidiaSmiQParser.parse(f).gpus()).as(name).isNotEmpty();
-                }
+                GpuCapture c = NvidiaSmiCapture.read(f);
+                assertThat(c.gpus()).as(name).isNotEmpty();
+                assertThat(c.gaps().isEmpty()).as(name + " " + c.gaps()).isEqualTo(!name.contains("invalid"));
             }
         }
     }

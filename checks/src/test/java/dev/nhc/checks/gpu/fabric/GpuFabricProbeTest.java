@@ -4,7 +4,7 @@ import dev.nhc.checks.Scripts;
 import dev.nhc.checks.gpu.FakeNvml;
 import dev.nhc.checks.gpu.GpuSource;
 import dev.nhc.checks.gpu.capture.CaptureGpuSource;
-import dev.nhc.checks.gpu.capture.NvidiaSmiQParser;
+import dev.nhc.checks.gpu.capture.NvidiaSmiCapture;
 import dev.nhc.checks.gpu.nvml.NvmlSessions;
 import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.state.StateStore;
@@ -577,7 +577,7 @@ class GpuFabricProbeTest {
         log(fatal(BOOT.plusSeconds(3600), 24007, "00000000:C4:00.0", 6, 17));   // the replaying machine's own log: not read
         Path captured = root.resolve("ticket-fm.log");
         Files.writeString(captured, nonFatal(Instant.parse("2025-01-10T08:00:00Z"), 19084, "00000000:07:00.0", 1, 5) + "\n");
-        GpuSource smi = new CaptureGpuSource(NvidiaSmiQParser.parse("smi-q.txt", capture(fabric("In Progress", "N/A", null))));
+        GpuSource smi = new CaptureGpuSource(NvidiaSmiCapture.parse("smi-q.txt", capture(fabric("In Progress", "N/A", null))));
         Verdict v = pipeline().service(FabricManagerLogCapture.class, new FabricManagerLogCapture(captured))
                 .service(GpuSource.class, smi).run(check("", ""));
         assertEquals(Severity.WARN, Pipeline.about(v, "fabric", "GPU 0").severity(), "the capture's GPU, in progress");
@@ -590,7 +590,7 @@ class GpuFabricProbeTest {
 
     @Test
     void aReplayWithoutFabricDataSkipsTheCheck() throws Exception {
-        GpuSource smi = new CaptureGpuSource(NvidiaSmiQParser.parse("smi-q.txt", capture("")));
+        GpuSource smi = new CaptureGpuSource(NvidiaSmiCapture.parse("smi-q.txt", capture("")));
         Verdict v = pipeline().service(GpuSource.class, smi).run(check("", ""));
         assertEquals(dev.nhc.model.CheckStatus.SKIPPED, Pipeline.result(v, "fabric").status());
         assertFalse(systemctlCalled());

@@ -197,6 +197,47 @@ class GpuXidProbeTest {
                 gpu(v, "0008:01:00.0").message());
     }
 
+    /**
+     * gpud PR 1160 and 1174 (GB200 kmsg lines): NVIDIA's NVLink5 decode says IGNORE for these
+     * non-fatal statuses; a status it does not ignore on the same GPU still warns, whichever came last.
+     */
+    @Test
+    void nvlink5LinesTheDecodeTableIgnoresDoNotWarnAndDoNotHideOnesItDoesNot() throws Exception {
+        log("[1.0] NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x00000008 0x00000000 0x00000000 "
+                + "0x00000000 0x00000000)\n"
+                + "[1.1] NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000001 0x00000001 0x00000000 "
+                + "0x00100000 0x00000004)\n"
+                + "[1.2] NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 0x00000000 "
+                + "0x00100000 0x00000004)\n");
+        Verdict v = run();
+        assertEquals(Severity.PASS, gpu(v, "0000:01:00.0").severity(), "NVIDIA: IGNORE");
+        assertEquals(1L, gpu(v, "0000:01:00.0").observed().get("xid_new"), "seen, not judged");
+        Finding rx = gpu(v, "0018:01:00.0");
+        assertEquals(Severity.WARN, rx.severity(), "status 0x1 is Non-fatal* with a second action: a reset");
+        assertTrue(rx.message().contains("XID 145 (NVLINK: RLW Error; RLW_RXPIPE status 0x00000001: NVIDIA IGNORE, CONTACT_SUPPORT) ×2"),
+                rx.message());
+    }
+
+    @Test
+    void aSitesWarnListStillWarnsOnAnNvlink5StatusTheTableIgnores() throws Exception {
+        log("[1.0] NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x00000008 0x00000000 0x00000000 "
+                + "0x00000000 0x00000000)\n");
+        Verdict v = pipeline().run("- { name: xid, use: gpu.xid, with: { log: " + LOG + ", warn: [144] } }");
+        assertEquals(Severity.WARN, gpu(v, "0000:01:00.0").severity());
+    }
+
+    /** gpud PR 1174: NETIR_INT (link -1): the line says Fatal, and NVIDIA's row resets the GPU. */
+    @Test
+    void aFatalNvlink5LineNamesNvidiasDecodeInItsFinding() throws Exception {
+        log("[1.0] NVRM: Xid (PCI:0019:01:00): 149, NETIR Fatal XC0 i0 Link -1 (0x000fe406 0x00000000 0x00000000 0x00000000 0x00000000 "
+                + "0x00000000)\n");
+        Finding f = gpu(run(), "0019:01:00.0");
+        assertEquals(Severity.FAIL, f.severity());
+        assertEquals(Remedy.RESET_GPU, f.remedy());
+        assertTrue(f.message().contains("XID 149 (fatal NVLINK: NETIR Error; NETIR/NETIR_INT status 0x00000000: NVIDIA RESET_GPU, "
+                + "SYMPATHETIC_REPORT_SOLO)"), f.message());
+    }
+
     @Test
     void xid154FollowsTheRecoveryAction() throws Exception {
         log("[1.0] NVRM: Xid (PCI:0009:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x4 (Drain and Reset)\n"
@@ -338,13 +379,15 @@ class GpuXidProbeTest {
         }
     }
 
+    /** A line nobody can be told to have written decides nothing: counted, warned of, its "XID" not taken. */
     @Test
-    void garbledLinesAreCountedAndTheirXidsStillSeen() throws Exception {
+    void garbledLinesAreCountedAndWarnedOfNotJudged() throws Exception {
         log("[1.0] fine\n\u0001\u0002garbled\u0003 NVRM: Xid (PCI:0000:3b:00): 48, dbe\n?? 12:00 junk\n");
         Verdict v = run();
         assertEquals(2L, kernelLog(v).get("unparsed_lines"));
         assertEquals(3L, kernelLog(v).get("lines_read"));
-        assertEquals(Severity.FAIL, gpu(v, "0000:3b:00.0").severity());
+        assertEquals(Severity.WARN, Pipeline.severity(v, "xid"));
+        assertTrue(Pipeline.findings(v, "xid").stream().noneMatch(f -> f.entity().label().contains("3b:00")), Pipeline.findings(v, "xid").toString());
     }
 
     @Test
@@ -488,7 +531,7 @@ class GpuXidProbeTest {
     @Test
     void anNvmlEventWithoutAnAddressIsTheSameLatchAsTheLogsLine() throws Exception {
         log("[0.5] boot\n");
-        dev.nhc.checks.gpu.GpuSource gpus = new dev.nhc.checks.gpu.capture.CaptureGpuSource(dev.nhc.checks.gpu.capture.NvidiaSmiQParser.parse(
+        dev.nhc.checks.gpu.GpuSource gpus = new dev.nhc.checks.gpu.capture.CaptureGpuSource(dev.nhc.checks.gpu.capture.NvidiaSmiCapture.parse(
                 "capture.txt", dev.nhc.checks.gpu.capture.SmiQText.query(dev.nhc.checks.gpu.capture.SmiQText.gpu("00000000:68:00.0",
                         "GPU-5269b708-678a-b1a8-60f0-c90406537486"))));
         NvmlXidEvents events = new NvmlXidEvents();

@@ -39,6 +39,12 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader {
     private static final List<String> TOP_LEVEL = List.of("nhc", "settings", "hostgroups", "checks");
+    /**
+     * At most this many checks: 10,000 ran the daemon's 64 MiB heap out of memory. Real configs
+     * have tens (LBNL NHC's largest examples a few hundred); the daemon's heap holds this many
+     * with room to spare (bench/daemon-memory.sh measures the usual load).
+     */
+    public static final int MAX_CHECKS = 1000;
     /** The keys a check accepts: the names of {@link #checkKeys()}, so {@code nhc list} and the loader never disagree. */
     private static final List<String> CHECK_KEYS = checkKeys().stream().map(ParamSpec::name).toList();
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
@@ -167,6 +173,10 @@ public final class ConfigLoader {
                     "'checks:' is empty; a config without checks would pass every node");
         } else if (!checksNode.isList()) {
             problems.add(checksNode.location(), "'checks' must be a list of checks (each starting with '- name:'), not " + checksNode.describeKind());
+        } else if (checksNode.items().size() > MAX_CHECKS) {
+            problems.add(checksNode.items().get(MAX_CHECKS).location(), "more than " + MAX_CHECKS + " checks ("
+                    + checksNode.items().size() + "); nhc daemon keeps every check's schedule and latest result in a heap"
+                    + " sized for at most " + MAX_CHECKS + " (a check can watch many things at once: several mounts, units or patterns)");
         } else {
             Map<String, Location> seen = new LinkedHashMap<>();
             for (ConfigNode c : checksNode.items()) {

@@ -6,7 +6,8 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Which hosts a check applies to, matched against the short host name. Accepts Slurm-style
+ * Which hosts a check applies to, matched against the short host name — or, for a pattern with a
+ * dot ({@code *.cluster.local}), against the full one, as LBNL NHC matched. Accepts Slurm-style
  * ranges ({@code gpu-[001-128]}, {@code node[1-4,7]}), globs ({@code login*}), hostgroup names,
  * lists (any of), and negation ({@code !login*}): a host is selected when it matches at least one
  * positive pattern (or there are only negative ones) and no negative one. A hostgroup is a
@@ -18,7 +19,7 @@ public final class HostSelector {
 
     /** A glob, or a hostgroup's own selector. */
     private interface Matcher {
-        boolean matches(String host);
+        boolean matches(String shortName, String fullName);
     }
 
     private final List<Matcher> include;
@@ -59,18 +60,24 @@ public final class HostSelector {
     /** A group with no pattern selects no host (not every host, as a selector without positives would). */
     private static Matcher group(String name, List<String> patterns) {
         if (patterns.isEmpty()) {
-            return host -> false;
+            return (shortName, fullName) -> false;
         }
         try {
-            return parse(patterns, Map.of())::matches;
+            HostSelector own = parse(patterns, Map.of());
+            return own::matches;
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("hostgroup '" + name + "': " + e.getMessage(), e);
         }
     }
 
     public boolean matches(String shortHostname) {
-        boolean in = include.isEmpty() || include.stream().anyMatch(p -> p.matches(shortHostname));
-        return in && exclude.stream().noneMatch(p -> p.matches(shortHostname));
+        return matches(shortHostname, shortHostname);
+    }
+
+    /** @param fullName the kernel's host name, with its domain when it has one; patterns with a dot are matched against it */
+    public boolean matches(String shortName, String fullName) {
+        boolean in = include.isEmpty() || include.stream().anyMatch(p -> p.matches(shortName, fullName));
+        return in && exclude.stream().noneMatch(p -> p.matches(shortName, fullName));
     }
 
     @Override
@@ -89,9 +96,13 @@ public final class HostSelector {
     }
 
     /** A compiled pattern: a regex whose groups are numeric ranges, checked by value after the regex matches. */
-    record Glob(Pattern regex, List<List<long[]>> ranges) implements Matcher {
+    record Glob(Pattern regex, List<List<long[]>> ranges, boolean dotted) implements Matcher {
         @Override
-        public boolean matches(String host) {
+        public boolean matches(String shortName, String fullName) {
+            return matches(dotted ? fullName : shortName);
+        }
+
+        boolean matches(String host) {
             java.util.regex.Matcher m = regex.matcher(host);
             if (!m.matches()) {
                 return false;
@@ -143,7 +154,7 @@ public final class HostSelector {
             }
             i++;
         }
-        return new Glob(Pattern.compile(re.toString()), ranges);
+        return new Glob(Pattern.compile(re.toString()), ranges, glob.indexOf('.') >= 0);
     }
 
     private static List<long[]> range(String glob, String body) {

@@ -20,7 +20,7 @@ public record Settings(Params values) {
     public static final ParamSpec<String> ON_UNKNOWN = ParamSpec.choice("on_unknown",
             "what a check that could not decide counts as", "ignore", "warn", "fail").defaultValue("ignore");
     public static final ParamSpec<String> ROOT = ParamSpec.text("root",
-            "system root under which /proc, /sys and /dev are read (for tests and containers)").defaultValue("/");
+            "system root under which /proc, /sys, /dev and the filesystems disk.usage measures are read (for tests and containers)").defaultValue("/");
     public static final ParamSpec<Duration> INTERVAL = ParamSpec.duration("interval",
             "nhc daemon: how often a check without 'every:' runs").defaultValue(Duration.ofSeconds(60)).check(Settings::positive);
     public static final ParamSpec<String> NVML_LIBRARY = ParamSpec.text("nvml_library", "path of libnvidia-ml.so.1 (default: the system's)")
@@ -32,8 +32,11 @@ public record Settings(Params values) {
     public static final ParamSpec<String> LOG_LEVEL = ParamSpec.choice("log_level", "how much nhc logs",
             "error", "warn", "info", "debug").defaultValue("warn");
 
+    public static final ParamSpec<Boolean> RUN_ACTIONS = ParamSpec.flag("run_actions",
+            "let checks run the actions their config gives them (a process check's 'action'); off: nhc only observes").defaultValue(false);
+
     public static final List<ParamSpec<?>> SPEC = List.of(DEADLINE, CHECK_TIMEOUT, STATE_DIR, ON_UNKNOWN, ROOT, INTERVAL,
-            NVML_LIBRARY, DCGMI, LOG_FILE, LOG_LEVEL);
+            NVML_LIBRARY, DCGMI, LOG_FILE, LOG_LEVEL, RUN_ACTIONS);
 
     /**
      * A zero limit is a typo, never a wish: a zero deadline or check_timeout abandons every check, and

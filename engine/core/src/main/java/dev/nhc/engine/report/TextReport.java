@@ -19,6 +19,9 @@ import java.util.Locale;
  * several milliseconds on a cold JVM.
  */
 public final class TextReport {
+    /** How much of what a check's PASS compared its line shows: the values and their limits of an entity or two. */
+    private static final int SUMMARY_MAX = 160;
+
     private TextReport() {
     }
 
@@ -109,8 +112,8 @@ public final class TextReport {
                 s.append("; ");
             }
             s.append(f.message());
-            if (s.length() > 100) {
-                s.setLength(97);
+            if (s.length() > SUMMARY_MAX) {
+                s.setLength(SUMMARY_MAX - 3);
                 s.append("...");
                 break;
             }

@@ -86,7 +86,7 @@ public final class PlanExecutor {
                 continue;
             }
             results.put(check.name(), null);
-            if (!check.check().on().matches(req.node())) {
+            if (!check.check().on().matches(req.node(), req.hostName())) {
                 results.put(check.name(), CheckResult.skipped(check.name(), check.check().use(), check.spec().tags(),
                         "not for this host (on: " + check.check().on() + ")"));
             } else if (!req.ignoreSchedule() && !isDue(check, schedule, started)) {
@@ -145,8 +145,8 @@ public final class PlanExecutor {
             Instant now = clock.instant();
             Instant checkDeadline = min(now.plus(check.timeout()), deadline);
             RunContext ctx = new RunContext(check.name(), check.check().with(), plan.settings().root(),
-                    req.state(), StateStore.CHECK_PREFIX + check.name(), checkDeadline, req.node(), settings, clock, services,
-                    check.rules().fieldsRead());
+                    req.state(), StateStore.CHECK_PREFIX + check.name(), checkDeadline, Duration.between(now, checkDeadline), req.node(),
+                    settings, clock, services, check.rules().fieldsRead());
             startedAt.put(check.name(), now);
             dueBy.put(check.name(), checkDeadline);
             CompletableFuture<Void> done = new CompletableFuture<>();

@@ -7,6 +7,7 @@ import dev.nhc.engine.state.StateStore;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -25,9 +26,10 @@ final class RunContext implements ProbeContext {
     private final Clock clock;
     private final Map<Class<?>, Object> services;
     private final Set<String> fieldsRead;
+    private final Duration timeLimit;
 
-    RunContext(String checkName, Params params, Path root, StateStore store, String stateName, Instant deadline, String hostname,
-               Map<String, Object> settings, Clock clock, Map<Class<?>, Object> services, Set<String> fieldsRead) {
+    RunContext(String checkName, Params params, Path root, StateStore store, String stateName, Instant deadline, Duration timeLimit,
+               String hostname, Map<String, Object> settings, Clock clock, Map<Class<?>, Object> services, Set<String> fieldsRead) {
         this.checkName = checkName;
         this.params = params;
         this.root = root;
@@ -39,6 +41,7 @@ final class RunContext implements ProbeContext {
         this.clock = clock;
         this.services = services;
         this.fieldsRead = fieldsRead;
+        this.timeLimit = timeLimit;
     }
 
     @Override
@@ -71,6 +74,11 @@ final class RunContext implements ProbeContext {
     @Override
     public Instant deadline() {
         return deadline;
+    }
+
+    @Override
+    public Duration timeLimit() {
+        return timeLimit;
     }
 
     @Override

@@ -127,7 +127,7 @@ public final class RunLock implements AutoCloseable {
                 throw new UntrustedPathException(file + " is " + st.kind() + ", not a regular file; nhc does not lock through it");
             }
         } catch (NoSuchFileException missing) {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+            StateDirectory.create(dir);
         }
         return FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS), OWNER_ONLY);

@@ -19,6 +19,7 @@ import java.nio.file.attribute.PosixFilePermissions;
  */
 public final class StateDirectory {
     private static final FileAttribute<?> DIRECTORY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x"));
+    private static final FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
 
     private StateDirectory() {
     }
@@ -41,9 +42,21 @@ public final class StateDirectory {
         return r.real();
     }
 
-    /** Creates the checked directory and what is missing above it, readable by all and writable by root only whatever the umask. */
-    static void create(Path real) throws IOException {
-        Files.createDirectories(real, DIRECTORY);
+    /**
+     * Creates the checked directory, its owner's alone (0700, as the packages make /var/lib/nhc), and
+     * what is missing above it readable by all and writable by its owner only, whatever the umask.
+     */
+    public static void create(Path real) throws IOException {
+        if (real.getParent() != null) {
+            Files.createDirectories(real.getParent(), DIRECTORY);
+        }
+        try {
+            Files.createDirectory(real, OWNER_ONLY);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            if (!Files.isDirectory(real, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                throw e;
+            }
+        }
     }
 
     /** What a run says when it refuses a state directory. */

@@ -96,6 +96,21 @@ class ConfigLoaderTest {
         assertTrue(c.check("others").orElseThrow().on().matches("gpu-03"));
     }
 
+    /** 10,000 checks ran the daemon's 64 MiB heap out: more than the bound is refused at the first check past it. */
+    @Test
+    void moreChecksThanTheBoundAreRefusedAtTheFirstOnePast() throws Exception {
+        StringBuilder b = new StringBuilder("nhc: 1\nchecks:\n");
+        for (int i = 1; i <= ConfigLoader.MAX_CHECKS + 1; i++) {
+            b.append("  - { name: c").append(i).append(", use: disk.usage }\n");
+        }
+        ConfigException e = invalid(b.toString());
+        assertEquals(1, e.problems().size(), e.getMessage());
+        assertProblem(e, ConfigLoader.MAX_CHECKS + 3, 5, "more than 1000 checks (1001)");
+        int lines = b.toString().split("\n").length;
+        String fewer = b.substring(0, b.lastIndexOf("  - "));
+        assertEquals(ConfigLoader.MAX_CHECKS, loader.load(write(fewer)).checks().size(), "the bound itself loads (" + lines + " lines)");
+    }
+
     @Test
     void anEmptyHostgroupIsAnError() throws Exception {
         ConfigException e = invalid("nhc: 1\nhostgroups:\n  gpu: []\nchecks:\n  - { name: gpus, use: gpu.inventory, on: gpu }\n");

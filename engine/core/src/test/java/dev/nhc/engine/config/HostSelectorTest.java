@@ -37,6 +37,18 @@ class HostSelectorTest {
     }
 
     @Test
+    void aPatternWithADotIsMatchedAgainstTheFullHostName() {
+        HostSelector domain = sel("x*.nifl.fysik.dtu.dk");
+        assertTrue(domain.matches("x001", "x001.nifl.fysik.dtu.dk"));
+        assertFalse(domain.matches("x001", "x001"), "a host whose kernel name has no domain is not in it, as in LBNL NHC");
+        assertFalse(domain.matches("x001", "x001.other.org"));
+        assertTrue(sel("x*").matches("x001", "x001.nifl.fysik.dtu.dk"), "a pattern without a dot still sees the short name");
+        assertFalse(sel("!*.nifl.fysik.dtu.dk").matches("x001", "x001.nifl.fysik.dtu.dk"));
+        HostSelector grouped = HostSelector.parse(List.of("nifl"), Map.of("nifl", List.of("*.nifl.fysik.dtu.dk")));
+        assertTrue(grouped.matches("x001", "x001.nifl.fysik.dtu.dk"), "through a hostgroup too");
+    }
+
+    @Test
     void globsHostgroupsAndNegation() {
         assertTrue(sel("login*").matches("login2"));
         assertTrue(sel("gpu").matches("gpu-042"));

@@ -29,6 +29,16 @@ class RunLockTest {
         assertTrue(RunLock.tryAcquire(dir, holder).isPresent(), "released");
     }
 
+    /** The first run makes the state directory as the packages do (/var/lib/nhc 0700), whatever the umask; what it adds above is 0755. */
+    @Test
+    void theStateDirectoryALockMakesIsItsOwnersAlone() throws Exception {
+        Path state = dir.resolve("var/lib/nhc");
+        try (RunLock lock = RunLock.tryAcquire(state, new String[1]).orElseThrow()) {
+            assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(state)));
+            assertEquals("rwxr-xr-x", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(state.getParent())));
+        }
+    }
+
     @Test
     void theLockFileIsNeverOpenedThroughALink() throws Exception {
         Path precious = Files.writeString(dir.resolve("precious"), "root's own\n");

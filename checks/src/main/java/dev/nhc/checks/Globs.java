@@ -1,10 +1,10 @@
-package dev.nhc.checks.net;
+package dev.nhc.checks;
 
 import java.util.List;
 import java.util.regex.Pattern;
 
 /** The {@code devices:} globs as the loader compiled them, shown as written for messages. */
-final class Globs {
+public final class Globs {
     private Globs() {
     }
 
@@ -12,7 +12,7 @@ final class Globs {
      * The glob a pattern was compiled from: the loader quotes literal characters ({@code \Q…\E}) and
      * turns {@code *} into {@code .*}, {@code ?} into {@code .} and {@code [!…]} into {@code [^…]}.
      */
-    static String show(Pattern p) {
+    public static String show(Pattern p) {
         String re = p.pattern();
         StringBuilder out = new StringBuilder();
         int i = 0;
@@ -42,7 +42,7 @@ final class Globs {
         return out.toString();
     }
 
-    static String show(List<Pattern> globs) {
+    public static String show(List<Pattern> globs) {
         StringBuilder b = new StringBuilder();
         for (Pattern g : globs) {
             b.append(b.length() == 0 ? "" : ", ").append(show(g));

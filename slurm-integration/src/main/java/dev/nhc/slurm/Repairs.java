@@ -82,12 +82,13 @@ final class Repairs {
         }
     }
 
-    /** Whether the node is in the reboot nhc asked for: its reason with what slurmctld appends while the reboot goes on. */
+    /**
+     * Whether the node is in the reboot nhc asked for: its reason with what slurmctld appends while the reboot goes on.
+     * On every rung: a FAIL for a fault back on the last new boot is set before slurmd registers, and gets " : reboot complete".
+     */
     boolean owns(NodeStatus status) {
-        RepairRecord.Rung rung = record.rung();
         String owned = ledger.ownedReason();
-        if (owned == null || rung != RepairRecord.Rung.REBOOTING && rung != RepairRecord.Rung.REBOOTED
-                || !(status.held() || inReboot(status))) {
+        if (owned == null || record.rung() == null || !(status.held() || inReboot(status))) {
             return false;
         }
         return SLURM_SUFFIXES.stream().anyMatch(s -> status.reason().equals(owned + s));

@@ -295,6 +295,18 @@ class RepairLadderTest {
                 slurm.updates());
         assertEquals(RepairRecord.Rung.FAILED, record().rung());
         assertEquals(List.of("fail", "recurred"), last.changes());
+
+        // slurmd registered (ReturnToService=2): the FAIL held, and slurmctld appended to nhc's reason
+        String recurred = "NHC: xid: recurred after 2 reboots: replace the part: " + XID;
+        slurm.node(NODE, "IDLE+FAIL", recurred + " : reboot complete");
+        slurm.forgetCalls();
+        run(verdict(xid()));
+        assertEquals(List.of(update("NodeName=" + NODE, "Reason=" + recurred)), slurm.updates(), "still nhc's FAIL: its reason back");
+        assertEquals(RepairRecord.Rung.FAILED, record().rung());
+        assertTrue(!events().contains(History.Event.TOOK_OVER), events().toString());
+
+        run(verdict()); // the part replaced, `nhc clear xid`
+        assertEquals("IDLE", slurm.state(NODE), "nhc resumes the FAIL it set");
     }
 
     @Test

@@ -411,13 +411,22 @@ start_slurmctld() {
 # ---- scenarios -----------------------------------------------------------------------------------
 
 OTHER=
-# other_health_check PID: a child of slurmd running nhc other than PID (sets OTHER)
+# other_health_check PID: a child of slurmd running nhc other than the one PID runs under (sets OTHER)
 other_health_check() {
-    local pid args
+    local pid args held_top
+    held_top=$(slurmd_child_of "$1")
     while read -r pid args; do
-        case $args in *nhc*|*java*) [ "$pid" != "$1" ] && { OTHER=$pid; return 0; } ;; esac
+        case $args in *nhc*|*java*) [ "$pid" != "$held_top" ] && { OTHER=$pid; return 0; } ;; esac
     done < <(ps -o pid=,args= --ppid "$PID_SLURMD" 2>/dev/null)
     return 1
+}
+# slurmd_child_of PID: the health check slurmd started that PID runs under (bin/nhc runs java as its child).
+slurmd_child_of() {
+    local p=$1 pp
+    while pp=$(ps -o ppid= -p "$p" 2>/dev/null | tr -d ' ') && [ -n "$pp" ] && [ "$pp" != "$PID_SLURMD" ] && [ "$pp" != 1 ]; do
+        p=$pp
+    done
+    echo "$p"
 }
 not_alive() { ! alive "$1"; }
 

@@ -1,7 +1,6 @@
 package dev.nhc.cli;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import dev.nhc.engine.plan.Plan;
 import dev.nhc.slurm.history.History;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -46,11 +45,7 @@ final class HistoryCommand implements Callable<Integer> {
             System.err.println("nhc: history --last: must be at least 1, not " + last);
             return ExitCodes.INVALID;
         }
-        Plan plan = config.load(Wiring.loader(), System.err);
-        if (plan == null) {
-            return ExitCodes.INVALID;
-        }
-        StateDirOption.Opened state = stateDir.open(plan, System.err);
+        StateDirOption.Opened state = stateDir.open(config, System.err);
         if (state.exitCode() != null) {
             return state.exitCode();
         }

@@ -12,30 +12,40 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** The {@code --state-dir} option of the commands that only read nhc's state, and the one place that state is opened for reading. */
+/**
+ * The {@code --state-dir} option of the commands that only read nhc's state, and the one place that
+ * state is opened for reading, after the config that names it.
+ */
 final class StateDirOption {
     @Option(names = "--state-dir", paramLabel = "DIR", description = "The state directory (overrides settings.state_dir).")
     Path dir;
 
-    /** The state to read: {@code store} null when the directory does not exist yet; {@code exitCode} set when it must not be read. */
-    record Opened(Path dir, StateStore store, Integer exitCode) {
+    /**
+     * The config and the state to read: {@code store} null when the directory does not exist yet;
+     * {@code exitCode} set when the config is invalid or the state must not be read.
+     */
+    record Opened(Plan plan, Path dir, StateStore store, Integer exitCode) {
     }
 
-    Opened open(Plan plan, PrintStream err) {
+    Opened open(ConfigOption config, PrintStream err) {
+        Plan plan = config.load(Wiring.loader(), err);
+        if (plan == null) {
+            return new Opened(null, null, null, ExitCodes.INVALID);
+        }
         Path d = dir != null ? dir : plan.settings().stateDir();
         if (!Files.exists(d)) {
-            return new Opened(d, null, null);
+            return new Opened(plan, d, null, null);
         }
         StateStore store = new StateStore(d);
         try {
             store.checkDirectory();
         } catch (UntrustedPathException e) {
             err.println("nhc: " + StateDirectory.refusal(d, e));
-            return new Opened(d, null, ExitCodes.INTERNAL);
+            return new Opened(plan, d, null, ExitCodes.INTERNAL);
         } catch (IOException e) {
             err.println("nhc: cannot read the state in " + d + ": " + IoReason.of(e));
-            return new Opened(d, null, ExitCodes.INTERNAL);
+            return new Opened(plan, d, null, ExitCodes.INTERNAL);
         }
-        return new Opened(d, store, null);
+        return new Opened(plan, d, store, null);
     }
 }

@@ -48,14 +48,11 @@ final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Plan plan = config.load(Wiring.loader(), System.err);
-        if (plan == null) {
-            return ExitCodes.INVALID;
-        }
-        StateDirOption.Opened state = stateDir.open(plan, System.err);
+        StateDirOption.Opened state = stateDir.open(config, System.err);
         if (state.exitCode() != null) {
             return state.exitCode();
         }
+        Plan plan = state.plan();
         if (state.store() == null) {
             return print(plan, state.dir(), null, null);
         }

@@ -239,7 +239,7 @@ check_panels() {
   python3 - "$examples/grafana/nhc-fleet.json" "$prom" "$1" <<'PY'
 import json, re, sys, urllib.parse, urllib.request
 dashboard, prom, final = sys.argv[1], sys.argv[2], sys.argv[3] == "final"
-SLURM_ONLY = ("nhc_slurm_node_held", "nhc_slurm_actions_total", "nhc_slurm_circuit_breaker_open")
+SLURM_ONLY = ("nhc_slurm_node_held", "nhc_slurm_actions_total", "nhc_slurm_circuit_breaker_open", "nhc_slurm_repair_")
 VARS = {"job": "nhc", "instance": ".*", "__rate_interval": "5m", "__interval": "1m"}
 def substitute(expr):
     out = re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: VARS[m.group(1) or m.group(2)], expr)

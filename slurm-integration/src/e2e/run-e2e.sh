@@ -2,6 +2,7 @@
 # End-to-end suite: nhc as Slurm's HealthCheckProgram on a real one-node cluster.
 #
 #   slurm-integration/src/e2e/run-e2e.sh cli/target/nhc
+#   NHC_E2E_ONLY=repair slurm-integration/src/e2e/run-e2e.sh cli/target/nhc   # one scenario (scenario_NAME)
 #
 # As root: installs Debian's slurmctld, slurmd, slurm-client and munge (daemons kept from starting
 # by /usr/sbin/policy-rc.d), starts munged, slurmctld and slurmd in a scratch directory with
@@ -16,6 +17,12 @@
 # the scratch directory: slurmd passes nhc no environment, so the fake reads scenario.json beside
 # itself, and a GPU is "lost" by rewriting that file. The fake libamd_smi (fake_amdsmi.c) is installed
 # beside it the same way, with no AMD GPUs until the AMD scenarios make the node an MI300X node.
+#
+# The repair ladder (scenario 11): slurm.conf's RebootProgram is a script that "reboots" the node: it
+# writes a new boot id where nhc reads it (the config's settings.root, a directory here), empties the
+# XID check's kernel log (a new boot's log), and restarts slurmd with -b (slurmd then reports the
+# node rebooted, as after a real reboot). Everything else is real: slurmctld's reboot states and
+# reasons, slurmd's health check before it registers, nextstate=DOWN, the resume by nhc.
 #
 # Every process started here is stopped by pid at exit, also when a scenario fails, in the order
 # slurmd needs: its health-check children, slurmd, slurmctld, munged. Exit status 0 = all passed.
@@ -130,6 +137,8 @@ cleanup() {
     local rc=$?
     set +e
     log "teardown"
+    # the RebootProgram may have started another slurmd since
+    [ -s "$S/run/slurmd.e2e-pid" ] && PID_SLURMD=$(cat "$S/run/slurmd.e2e-pid")
     stop_pid "nhc daemon" "$PID_DAEMON"
     stop_health_checks
     stop_pid slurmd "$PID_SLURMD"
@@ -284,7 +293,15 @@ EOF
 # with "daemon", also the daemon's section, a gpu.xid check (NVML XID events reach it through the daemon;
 # its kernel log is a file the test writes) and gpu.amd-events (AMD SMI's GPU events, likewise).
 write_config() {
-    local daemon_part= xid_part=
+    local daemon_part= xid_part= root_part= repair_part=
+    if [ "${2:-}" = repair ]; then
+        root_part="  root: $S/root"
+        repair_part="  repair: reboot
+  max_reboots: 2"
+        xid_part="  - name: xid
+    use: gpu.xid
+    with: { log: /var/log/kern.log, since_boot: false }"
+    fi
     if [ "${2:-}" = daemon ]; then
         daemon_part="daemon:
   metrics_listen: 127.0.0.1:19464"
@@ -304,6 +321,7 @@ settings:
   log_file: $S/log/nhc.log
   log_level: info
   nvml_library: $S/fake-nvml/libnvidia-ml.so.1
+$root_part
 gpu:
   amd_smi_library: $S/fake-amdsmi/libamd_smi.so
 $daemon_part
@@ -314,6 +332,7 @@ slurm:
   max_drained_fraction: $1
   command_timeout: 3s
   retries: 2
+$repair_part
 checks:
   - name: e2e-cause
     use: e2e.cause
@@ -349,6 +368,7 @@ start_cluster() {
     chmod 400 "$S/munge/munge.key"
     local cpus
     cpus=$(slurmd -C | head -1 | sed -E 's/^NodeName=[^ ]+ //; s/ RealMemory=[0-9]+//')
+    setup_reboot
     cat > "$S/etc/slurm.conf" <<EOF
 ClusterName=nhce2e
 SlurmctldHost=$NODE(127.0.0.1)
@@ -371,6 +391,8 @@ AccountingStorageType=accounting_storage/none
 SelectType=select/cons_tres
 ReturnToService=2
 MailProg=/bin/true
+RebootProgram=$S/reboot.sh
+ResumeTimeout=90
 HealthCheckProgram=$APP/bin/nhc-slurm
 HealthCheckInterval=10
 HealthCheckNodeState=ANY
@@ -387,9 +409,47 @@ EOF
     start_slurmctld -c
     (cd "$S" && exec setsid slurmd -D -N "$NODE" -f "$S/etc/slurm.conf" >"$S/log/slurmd.out" 2>&1) &
     PID_SLURMD=$!
+    echo "$PID_SLURMD" > "$S/run/slurmd.e2e-pid"
     log "started munged ($PIDS_MUNGED), slurmctld ($PID_SLURMCTLD), slurmd ($PID_SLURMD); HealthCheckProgram=$APP/bin/nhc-slurm"
     wait_until 90 "node $NODE idle" state_is idle || exit 1
     log "node $NODE is idle after $(secs "$WAITED_MS")"
+}
+
+# The node's boot as nhc sees it under settings.root (scenario 11), and the RebootProgram that "reboots" it:
+# a new boot id, an empty kernel log, and slurmd restarted with -b ("report node rebooted"). It runs as
+# slurmd's child with no environment, so every path is absolute; the restart is detached, since it
+# stops the slurmd that runs the script (its health checks first: slurmd ignores TERM while one runs).
+setup_reboot() {
+    mkdir -p "$S/root/proc/sys/kernel/random"
+    cat /proc/sys/kernel/random/uuid > "$S/root/proc/sys/kernel/random/boot_id"
+    cat /proc/stat > "$S/root/proc/stat"
+    mkdir -p "$S/root/var/log"
+    : > "$S/root/var/log/kern.log"
+    chmod 644 "$S/root/var/log/kern.log"
+    local setsid_bin slurmd_bin
+    setsid_bin=$(command -v setsid); slurmd_bin=$(command -v slurmd)
+    cat > "$S/reboot.sh" <<EOF
+#!/bin/sh
+# nhc e2e RebootProgram: a simulated reboot (see run-e2e.sh)
+echo "\$(date -u +%H:%M:%S.%N) reboot program called: \$*" >> $S/log/reboot.log
+$setsid_bin sh -c '
+  sleep 2   # slurmctld counts the reboot done only if slurmd reports a boot time (seconds) after the request
+  old=\$(cat $S/run/slurmd.e2e-pid)
+  cat /proc/sys/kernel/random/uuid > $S/root/proc/sys/kernel/random/boot_id.new
+  mv $S/root/proc/sys/kernel/random/boot_id.new $S/root/proc/sys/kernel/random/boot_id
+  : > $S/root/var/log/kern.log
+  if [ -e $S/xid-after-reboot ]; then echo "[5.\$(date +%N | cut -c1-6)] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python, GPU has fallen off the bus." >> $S/root/var/log/kern.log; fi
+  for c in \$(ps -o pid= --ppid \$old); do kill -KILL -- -\$c 2>/dev/null || kill -KILL \$c; done
+  kill -TERM \$old
+  for i in \$(seq 1 50); do [ -d /proc/\$old ] && ! grep -q "^State:.*Z" /proc/\$old/status 2>/dev/null || break; sleep 0.2; done
+  kill -KILL \$old 2>/dev/null
+  cd $S && $setsid_bin $slurmd_bin -b -D -N $NODE -f $S/etc/slurm.conf >>$S/log/slurmd.out 2>&1 &
+  echo \$! > $S/run/slurmd.e2e-pid
+  echo "\$(date -u +%H:%M:%S.%N) boot id \$(cat $S/root/proc/sys/kernel/random/boot_id), slurmd \$!" >> $S/log/reboot.log
+' </dev/null >/dev/null 2>&1 &
+exit 0
+EOF
+    chmod 755 "$S/reboot.sh"
 }
 
 # start_slurmctld [-c]: -c starts cold (the first time); without it slurmctld keeps its saved state.
@@ -402,26 +462,22 @@ start_slurmctld() {
 # ---- scenarios -----------------------------------------------------------------------------------
 
 OTHER=
-# slurmd_child_of PID: the child of slurmd that PID runs under (bin/nhc runs java as its own child,
-# so the JVM that recorded its pid is a grandchild of slurmd, or further down)
-slurmd_child_of() {
-    local pid=$1 parent
-    while [ -n "$pid" ] && [ "$pid" -gt 1 ]; do
-        parent=$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')
-        [ "$parent" = "$PID_SLURMD" ] && { echo "$pid"; return 0; }
-        pid=$parent
-    done
-    echo "$1"
-}
-
 # other_health_check PID: a child of slurmd running nhc other than the one PID runs under (sets OTHER)
 other_health_check() {
-    local pid args mine
-    mine=$(slurmd_child_of "$1")
+    local pid args held_top
+    held_top=$(slurmd_child_of "$1")
     while read -r pid args; do
-        case $args in *nhc*|*java*) [ "$pid" != "$mine" ] && { OTHER=$pid; return 0; } ;; esac
+        case $args in *nhc*|*java*) [ "$pid" != "$held_top" ] && { OTHER=$pid; return 0; } ;; esac
     done < <(ps -o pid=,args= --ppid "$PID_SLURMD" 2>/dev/null)
     return 1
+}
+# slurmd_child_of PID: the health check slurmd started that PID runs under (bin/nhc runs java as its child).
+slurmd_child_of() {
+    local p=$1 pp
+    while pp=$(ps -o ppid= -p "$p" 2>/dev/null | tr -d ' ') && [ -n "$pp" ] && [ "$pp" != "$PID_SLURMD" ] && [ "$pp" != 1 ]; do
+        p=$pp
+    done
+    echo "$p"
 }
 not_alive() { ! alive "$1"; }
 
@@ -666,6 +722,162 @@ scenario_circuit_breaker() {
     wait_until 40 "node idle again" state_is idle && pass "resumed" || fail "not resumed: $(node_state)"
 }
 
+# ---- the repair ladder ---------------------------------------------------------------------------
+
+# An XID 79 line as the driver writes it, for GPU 1 of the fake NVML (PCI 0000:3b:00.0), in the kernel log
+# of the node's root as nhc sees it (settings.root).
+xid79() { echo "[$(( $(date +%s) % 100000 )).000000] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python, GPU has fallen off the bus." >> "$S/root/var/log/kern.log"; }
+boot_id() { cat "$S/root/proc/sys/kernel/random/boot_id"; }
+reboots_done() { [ -f "$S/log/reboot.log" ] && grep -c 'boot id' "$S/log/reboot.log" || echo 0; }
+reboots_at_least() { [ "$(reboots_done)" -ge "$1" ]; }
+node_line() { scontrol show node -o "$NODE" 2>/dev/null; }
+# reboot_requested_by_nhc N: scontrol show node has the reboot flag and nhc's reason for reboot N of 2
+reboot_requested_by_nhc() { node_line | grep -Eq "State=[A-Z]+\+DRAIN\+REBOOT_REQUESTED .*Reason=NHC: xid: reboot $1 of 2: GPU "; }
+# nhc_clear CHECK: `nhc clear` waits for no run; a health check may hold the lock for a moment
+nhc_clear() {
+    local i
+    for i in $(seq 1 30); do
+        "$APP/bin/nhc" clear -c /etc/nhc/nhc.yaml "$1" >>"$S/log/clear.out" 2>&1 && return 0
+        sleep 1
+    done
+    fail "nhc clear $1 failed: $(tail -1 "$S/log/clear.out")"
+}
+set_return_to_service() {
+    sed -i "s/^ReturnToService=.*/ReturnToService=$1/" "$S/etc/slurm.conf"
+    scontrol reconfigure || fail "scontrol reconfigure failed"
+    log "ReturnToService=$1"
+}
+
+# One rung: a fatal XID while a job runs -> nhc asks for the reboot (seen while the job still runs) -> the job
+# ends -> Slurm runs the RebootProgram -> the first run on the new boot -> DOWN -> nhc's run resumes the node.
+repair_rung() {
+    local n=$1 t job boot
+    boot=$(boot_id)
+    job=$(sbatch --parsable -p debug -w "$NODE" -D "$S" -o /dev/null --wrap 'sleep 40') || { fail "sbatch failed"; return 1; }
+    wait_until 20 "job $job running" job_is "$job" RUNNING || { fail "job $job did not start"; return 1; }
+    xid79; t=$(now_ms)
+    log "cause: XID 79 for GPU 1 in $S/root/var/log/kern.log (job $job running)"
+    if wait_until 40 "the reboot requested with nhc's reason" reboot_requested_by_nhc "$n"; then
+        timing "XID 79 -> reboot $n of 2 requested (job running)" $(( $(now_ms) - t ))
+        pass "scontrol show node: $(node_line | grep -oE '(^| )State=[^ ]*' | head -1) $(node_line | grep -o 'Reason=NHC: xid: reboot [0-9] of 2: GPU [^:]*')"
+    else
+        fail "no reboot requested by nhc: $(node_line | grep -o 'State=[^ ]*\|Reason=.*' | tr '\n' ' ')"; scancel "$job"; return 1
+    fi
+    if job_is "$job" RUNNING; then pass "job $job still running: the reboot waits for it (ASAP)"; else fail "job $job is $(job_state "$job")"; fi
+    if wait_until 60 "the RebootProgram to run once the job ended" reboots_at_least "$n"; then
+        timing "XID 79 -> reboot $n (job ended, RebootProgram ran)" $(( $(now_ms) - t ))
+        pass "rebooted: $(tail -1 "$S/log/reboot.log")"
+    else
+        fail "the RebootProgram did not run: $(node_state)"; return 1
+    fi
+    PID_SLURMD=$(cat "$S/run/slurmd.e2e-pid")
+    [ "$(boot_id)" != "$boot" ] || fail "the boot id did not change"
+    if wait_until 60 "node idle again (resumed by nhc)" state_is idle; then
+        timing "XID 79 -> reboot $n -> node resumed by nhc" $(( $(now_ms) - t ))
+        pass "back to idle after reboot $n"
+    else
+        fail "node not resumed after reboot $n: $(node_state)"; return 1
+    fi
+    if nhc_log_has "has rebooted (new boot id $(boot_id))"; then pass "nhc saw the new boot id"; else fail "no 'has rebooted' for boot $(boot_id) in nhc.log"; fi
+    if grep -q "resumed node $NODE after 1 passing run(s) (nhc had set DOWN (reason 'NHC: xid: reboot $n of 2:" "$S/log/nhc.log"; then
+        pass "nhc resumed the node from DOWN (nextstate=DOWN, ReturnToService=1): Slurm did not"
+    else
+        fail "no resume from DOWN by nhc in nhc.log"
+    fi
+}
+
+scenario_repair() {
+    log "=== 11. the repair ladder: a latched fatal XID -> reboot -> re-check -> resumed, twice; then FAIL 'recurred'; an admin's drain untouched"
+    write_config 0.5 repair
+    set_return_to_service 1
+    wait_runs 1 || { fail "nhc did not run"; return; }
+    state_is idle || { fail "not idle before the ladder: $(node_state)"; return; }
+
+    scontrol update NodeName="$NODE" State=DRAIN Reason="maintenance" || { fail "admin drain failed"; return; }
+    xid79
+    log "admin: drained $NODE with reason 'maintenance'; cause: XID 79 for GPU 1"
+    if ! wait_until 40 "nhc to see the XID and leave the admin's drain alone" nhc_log_has "(reason 'maintenance') by someone else: nhc leaves its state and reason alone (it would have set FAIL: NHC: xid:"; then
+        fail "nhc did not see the XID on the admin's node"
+    fi
+    wait_runs 1 || { fail "nhc did not run"; return; }
+    if [ "$(node_state)" = "drained|maintenance" ] && [ "$(reboots_done)" -eq 0 ] && ! node_line | grep -q REBOOT; then
+        pass "an admin's drain: no reboot, state and reason untouched: $(node_state)"
+    else
+        fail "the admin's drain changed: $(node_state), reboots $(reboots_done)"
+    fi
+    : > "$S/root/var/log/kern.log"
+    nhc_clear xid
+    scontrol update NodeName="$NODE" State=RESUME
+    wait_until 40 "node idle" state_is idle || { fail "not idle after the admin's resume: $(node_state)"; return; }
+    log "admin: cleared xid, resumed $NODE"
+
+    repair_rung 1 || return
+    repair_rung 2 || return
+
+    local t recurred="NHC: xid: recurred after 2 reboots: replace the part: GPU "
+    xid79; t=$(now_ms)
+    log "cause: XID 79 for GPU 1 a third time"
+    if wait_until 40 "node FAIL: recurred" state_matches "^fail\|$recurred"; then
+        timing "XID 79 after 2 reboots -> sinfo fail (recurred)" $(( $(now_ms) - t ))
+        pass "FAIL with reason '$(node_state | cut -d'|' -f2)'"
+    else
+        fail "node not FAILed for the recurrence: $(node_state)"
+    fi
+    [ "$(reboots_done)" -eq 2 ] && pass "no third reboot" || fail "$(reboots_done) reboots"
+    local status history
+    status=$("$APP/bin/nhc" status -c /etc/nhc/nhc.yaml 2>&1)
+    if echo "$status" | grep -q "nhc holds it in Slurm: FAIL" && echo "$status" | grep -q "repair ladder: failed"; then
+        pass "nhc status: $(echo "$status" | grep 'repair ladder' | head -1 | sed 's/^ *//')"
+    else
+        fail "nhc status does not show the failed rung: $status"
+    fi
+    history=$("$APP/bin/nhc" history -c /etc/nhc/nhc.yaml --json 2>&1)
+    local events; events=$(echo "$history" | grep -o '"event":"[a-z_]*"' | cut -d'"' -f4 | grep -v verdict | tail -n 7 | tr '\n' ' ')
+    log "nhc history (the last 7 actions): $events"
+    if [ "$events" = "reboot_requested reboot_seen resume reboot_requested reboot_seen resume fail " ]; then
+        pass "nhc history has every rung: $events"
+    else
+        fail "nhc history: $events"
+    fi
+    "$APP/bin/nhc" history -c /etc/nhc/nhc.yaml --last 12 | sed 's/^/  nhc history: /' | tee -a "$LOG"
+    repair_release
+
+    log "=== 11b. ReturnToService=2, the fault still there on the new boot: nhc FAILs the node before slurmd registers (Slurm would resume it), twice; then 'recurred'"
+    set_return_to_service 2
+    touch "$S/xid-after-reboot"   # the RebootProgram leaves an XID 79 in the new boot's kernel log
+    local before; before=$(reboots_done)
+    xid79; t=$(now_ms)
+    log "cause: XID 79 for GPU 1, and again on every new boot"
+    local n
+    for n in 1 2; do
+        if ! wait_until 60 "reboot $n" reboots_at_least $((before + n)); then fail "no reboot $n: $(node_state)"; break; fi
+        PID_SLURMD=$(cat "$S/run/slurmd.e2e-pid")
+        if wait_until 40 "FAIL by nhc on the new boot, kept past registration" bash -c "scontrol show node -o $NODE | grep -q 'State=IDLE+FAIL ' && scontrol show node -o $NODE | grep -q 'Reason=NHC: xid: '"; then
+            timing "XID 79 -> reboot $n -> FAIL before registration (RTS=2)" $(( $(now_ms) - t ))
+            pass "after reboot $n: $(node_state) (never idle: Slurm's resume at registration kept nhc's FAIL)"
+        else
+            fail "after reboot $n: $(node_state)"
+        fi
+    done
+    if nhc_log_has "still fails on its new boot, before slurmd registers: set FAIL"; then pass "nhc set FAIL in slurmd's first health check on the new boot"; else fail "no FAIL before registration in nhc.log"; fi
+    if wait_until 40 "node FAIL: recurred" state_matches "^fail\|$recurred"; then
+        timing "XID 79 on 2 new boots -> sinfo fail (recurred, RTS=2)" $(( $(now_ms) - t ))
+        pass "FAIL with reason '$(node_state | cut -d'|' -f2 | cut -c1-80)...' after $(( $(reboots_done) - before )) reboots"
+    else
+        fail "node not FAILed for the recurrence: $(node_state)"
+    fi
+    rm -f "$S/xid-after-reboot"
+    repair_release
+    write_config 0.5
+}
+
+# The part "replaced": nhc resumes its own FAIL once the check is cleared.
+repair_release() {
+    : > "$S/root/var/log/kern.log"
+    nhc_clear xid
+    wait_until 40 "node idle after the repair" state_is idle && pass "resumed by nhc after nhc clear" || fail "not resumed: $(node_state)"
+}
+
 # ---- nhc daemon as the core for Slurm ------------------------------------------------------------
 
 # set_interval N: HealthCheckInterval=N, applied by slurmctld and slurmd.
@@ -819,7 +1031,7 @@ scenario_daemon() {
 }
 
 scenario_daemon_amd() {
-    log "=== 11. nhc daemon on an MI300X node: an AMD SMI GPU reset event drains the node within a second"
+    log "=== 12. nhc daemon on an MI300X node: an AMD SMI GPU reset event drains the node within a second"
     write_gpus none
     write_amd healthy
     write_config 0.5 daemon
@@ -858,15 +1070,10 @@ log "nhc Slurm e2e: app $APP, node $NODE, scratch $S"
 install_slurm
 setup_nhc
 start_cluster
-scenario_drain_and_resume
-scenario_fail_state
-scenario_gpu_lost
-scenario_amd
-scenario_admin_drain
-scenario_slurmctld_down
-scenario_circuit_breaker
-scenario_daemon
-scenario_daemon_amd
+# NHC_E2E_ONLY="repair daemon": only those scenarios (while working on one); CI runs them all.
+for sc in ${NHC_E2E_ONLY:-drain_and_resume fail_state gpu_lost amd admin_drain slurmctld_down circuit_breaker repair daemon daemon_amd}; do
+    "scenario_$sc"
+done
 log "transition timings (cause -> what sinfo/nhc showed; HealthCheckInterval=10, 5 in the daemon scenarios):"
 for line in "${TIMINGS[@]}"; do log "  $line"; done
 log "nhc runs seen: $(runs); health checks that failed (rc 1) per slurmd.log: $(grep -c 'health_check failed' "$S/log/slurmd.log")"

@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
                         + "healthy, warning and failure.",
                 ""},
         subcommands = {RunCommand.class, ReplayCommand.class, BacktestCommand.class, DaemonCommand.class, CheckConfigCommand.class, ListCommand.class, ClearCommand.class,
-                ImportLbnlCommand.class, VersionCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class},
+                StatusCommand.class, HistoryCommand.class, ImportLbnlCommand.class, VersionCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {
                 "  0  every check passed, or some only warned (or could not decide)",
@@ -133,6 +133,8 @@ public final class Main implements Runnable {
                 case "check-config" -> new CheckConfigCommand();
                 case "list" -> new ListCommand();
                 case "clear" -> new ClearCommand();
+                case "status" -> new StatusCommand();
+                case "history" -> new HistoryCommand();
                 case "import-lbnl" -> new ImportLbnlCommand();
                 case "version" -> new VersionCommand();
                 case "completion" -> new CompletionCommand();

@@ -198,7 +198,7 @@ final class CompiledCheck implements CompiledRules {
         for (Condition c : clause.conditions()) {
             named.add(c.field());
         }
-        return new Finding(checkName, observation.entity(), rule.severity(), message, r, slurm, observed(observation, named));
+        return new Finding(checkName, observation.entity(), rule.severity(), message, r, slurm, observed(observation, named), rule.latched());
     }
 
     /** The rule's remedy, or the one the observation carries in the rule's remedy field (an XID's recommended action). */

@@ -80,7 +80,7 @@ final class RuleCompiler {
         }
         List<Clause> clauses = clauses(substituted[0], spec, where, key, problems);
         if (clauses != null) {
-            out.add(new Rule(severity, clauses, null, null, null, null));
+            out.add(new Rule(severity, clauses, null, null, null, null, false));
         }
         return out;
     }
@@ -117,7 +117,7 @@ final class RuleCompiler {
             return;
         }
         if (!clauses.isEmpty()) {
-            out.add(new Rule(d.severity(), clauses, template, d.remedy(), d.slurmState(), d.remedyField()));
+            out.add(new Rule(d.severity(), clauses, template, d.remedy(), d.slurmState(), d.remedyField(), d.latched()));
         }
     }
 

@@ -40,7 +40,7 @@ final class DiskLikeProbe implements Probe {
             .reportedFor(dev.nhc.model.Entity.Kind.MOUNT, "inode_percent")
             .rule(DefaultRule.fail(Map.of("used_percent", "> 95"), "{entity} is {used_percent} full"))
             .rule(DefaultRule.fail(List.of(Map.of("errors", "> 10/min"), Map.of("active", false)), null)
-                    .remedy(Remedy.HARDWARE).slurmState(SlurmState.FAIL))
+                    .remedy(Remedy.HARDWARE).slurmState(SlurmState.FAIL).latches())
             .rule(DefaultRule.warn(Map.of("used_percent", "> 85"), null))
             .build();
 

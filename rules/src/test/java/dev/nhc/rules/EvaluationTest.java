@@ -18,6 +18,7 @@ import java.util.Map;
 
 import static dev.nhc.rules.Rules.obs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -75,6 +76,8 @@ class EvaluationTest {
         assertEquals("/scratch: errors 12.5/min > 10/min", errors.message());
         assertEquals(Remedy.HARDWARE, errors.remedy());
         assertEquals(SlurmState.FAIL, errors.slurmState());
+        assertTrue(errors.latched(), "a probe's latching rule makes latched findings");
+        assertFalse(full.latched(), "its other rules do not");
 
         assertEquals("/scratch: active is false", rules.one(c, obs("/scratch", "active", false)).message());
         assertEquals(Severity.PASS, severity(c, "used_percent", 10L, "errors", 0.0, "active", true));
@@ -87,6 +90,8 @@ class EvaluationTest {
         assertEquals(Severity.PASS, severity(c, "errors", 500.0, "active", false, "used_percent", 50L));
         assertEquals(Severity.WARN, severity(c, "used_percent", 99L));
         assertEquals(Severity.FAIL, severity(c, "temp", 95L, "used_percent", 10L));
+        assertFalse(rules.one(c, obs("/", "temp", 95L, "errors", 500.0)).latched(),
+                "a config's own fail: never stands for a latched fault: only the probe knows what it latched");
     }
 
     @Test

@@ -1,7 +1,9 @@
 package dev.nhc.slurm;
 
+import dev.nhc.model.Severity;
 import dev.nhc.model.SlurmState;
 import dev.nhc.engine.state.StateSection;
+import dev.nhc.slurm.repair.RepairRecord;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -19,10 +21,12 @@ final class Ledger {
     private final StateSection s;
     private final boolean missing;
     private final String invalid;
+    private final boolean damaged;
 
     Ledger(StateSection s, String node) {
         this.s = s;
         this.invalid = invalid(s);
+        this.damaged = invalid != null || s.lostBecause() != null;
         this.missing = invalid != null || !node.equals(s.get("node"));
         if (invalid != null || s.lostBecause() != null || s.get("node") != null && !node.equals(s.get("node"))) {
             // A record nhc did not write (edited, damaged, or of another node after an image was cloned) or one the
@@ -61,7 +65,7 @@ final class Ledger {
     }
 
     /** Why the record holds values nhc never writes (a state file edited or damaged into other JSON), or null. */
-    private static String invalid(StateSection s) {
+    static String invalid(StateSection s) {
         List<String> bad = new ArrayList<>();
         for (String key : List.of("node", "owned_reason", "pending_reason")) {
             if (s.get(key) != null && !(s.get(key) instanceof String)) {
@@ -80,6 +84,10 @@ final class Ledger {
                 bad.add(key + " '" + v + "' is not a time");
             }
         }
+        Object verdict = s.get("last_verdict");
+        if (verdict != null && !VERDICTS.contains(verdict)) {
+            bad.add("last_verdict '" + verdict + "' is not pass, warn, unknown or fail");
+        }
         Object passes = s.get("passes");
         if (passes != null && !(passes instanceof Long n && n >= 0)) {
             bad.add("passes '" + passes + "' is not a count");
@@ -90,10 +98,12 @@ final class Ledger {
         if ((s.get("pending_state") == null) != (s.get("pending_reason") == null)) {
             bad.add("pending_state and pending_reason come only together");
         }
+        bad.addAll(RepairRecord.problems(s));
         return bad.isEmpty() ? null : String.join("; ", bad);
     }
 
     private static final Set<String> STATES = Set.of(SlurmState.DRAIN.label(), SlurmState.FAIL.label());
+    private static final Set<String> VERDICTS = Set.of("pass", "warn", "unknown", "fail");
 
     private static boolean isInstant(String text) {
         try {
@@ -107,6 +117,16 @@ final class Ledger {
     /** Why the record read was not used (values nhc never writes), or null; the record now starts afresh. */
     String invalid() {
         return invalid;
+    }
+
+    /** Whether the record read was not used: values nhc never writes, or lost by the state store. */
+    boolean damaged() {
+        return damaged;
+    }
+
+    /** The section itself, for the repair ladder's keys beside the ledger's ({@link RepairRecord}). */
+    StateSection section() {
+        return s;
     }
 
     /**
@@ -146,6 +166,15 @@ final class Ledger {
             s.remove("owned_since");
             s.remove("passes");
         }
+    }
+
+    /** Whether the verdict's severity differs from the last one this record saw (the history records only changes); remembers it. */
+    boolean verdictChanged(Severity severity) {
+        if (severity.label().equals(s.getString("last_verdict"))) {
+            return false;
+        }
+        s.put("last_verdict", severity.label());
+        return true;
     }
 
     int passes() {

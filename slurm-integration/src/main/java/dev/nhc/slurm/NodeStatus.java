@@ -21,7 +21,7 @@ public record NodeStatus(String name, String base, Set<String> flags, String rea
     private static final Set<String> BASES = Set.of("UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ERROR", "MIXED", "FUTURE");
 
     public NodeStatus {
-        flags = Set.copyOf(flags);
+        flags = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(flags)); // in Slurm's order, for logs as sinfo shows them
         reason = reason == null ? "" : reason;
     }
 

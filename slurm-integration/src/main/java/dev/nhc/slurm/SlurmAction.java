@@ -8,10 +8,9 @@ import dev.nhc.model.Severity;
 import dev.nhc.model.SlurmState;
 import dev.nhc.model.Verdict;
 import dev.nhc.engine.state.StateStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import dev.nhc.slurm.history.History;
+import dev.nhc.slurm.repair.Ladder;
 
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,11 +33,12 @@ import java.util.Map;
  *   <li>circuit breaker: no new drain when nhc would then hold more than {@code max_drained_fraction} of the nodes.</li>
  *   <li>Slurm unreachable or the node not registered yet: the intended drain is kept in the state store
  *       and applied on a later run.</li>
+ *   <li>{@code repair: reboot}: the repair ladder ({@link Repairs}) may ask Slurm to reboot the node instead,
+ *       and FAILs it when the fault comes back after its reboots.</li>
  * </ul>
+ * Every change and every change of verdict is added to the node's {@link History}.
  */
 public final class SlurmAction implements VerdictAction {
-    private static final Logger LOG = LoggerFactory.getLogger(SlurmAction.class);
-
     private final Map<String, String> env;
     private final Clock clock;
     private final Duration backoff;
@@ -70,7 +70,7 @@ public final class SlurmAction implements VerdictAction {
         }
         SlurmCommands runner = new SlurmCommands(childEnv, settings.commandTimeout(), settings.retries(), deadline, clock, backoff,
                 Ownership.runningAsRoot());
-        Run run = new Run(settings, new SlurmClient(settings, runner), store, node, checkNames);
+        Run run = new Run(settings, new SlurmClient(settings, runner), store, node, checkNames, plan.settings().root());
         return run.decide(verdict);
     }
 
@@ -100,29 +100,39 @@ public final class SlurmAction implements VerdictAction {
         private final SlurmClient slurm;
         private final StateStore store;
         private final String node;
-        private final List<String> lines = new ArrayList<>();
-        private final List<String> changes = new ArrayList<>();
-        private boolean forceFailure;
+        private final Report report = new Report();
 
         private final java.util.Set<String> checkNames;
+        private final java.nio.file.Path root;
+        private final History history;
+        private List<NodeStatus> counted;
+        private NodeChange change;
 
-        Run(SlurmSettings settings, SlurmClient slurm, StateStore store, String node, java.util.Set<String> checkNames) {
+        Run(SlurmSettings settings, SlurmClient slurm, StateStore store, String node, java.util.Set<String> checkNames,
+            java.nio.file.Path root) {
             this.checkNames = checkNames;
             this.settings = settings;
             this.slurm = slurm;
             this.store = store;
             this.node = node;
+            this.root = root;
+            this.history = new History(() -> store.section(History.SECTION));
         }
 
         ActionOutcome decide(Verdict verdict) {
             Ledger ledger = new Ledger(store.section(SlurmSection.KEY), node);
+            change = new NodeChange(store, ledger, history, report);
             if (ledger.invalid() != null) {
                 warn("nhc's Slurm record " + store.dir().resolve(SlurmSection.KEY + ".json") + " holds values nhc never writes ("
                         + ledger.invalid() + "); it is not used: nhc asks Slurm what it holds");
             }
             Instant now = clock.instant();
             Intent fresh = Intent.of(verdict, settings);
+            if (ledger.verdictChanged(verdict.severity())) {
+                history.verdict(verdict, fresh.reason(), now);
+            }
             Intent intent = fresh;
+            Repairs repairs = new Repairs(settings.repair(), ledger, history, node, root, now, this::info);
             if (intent.kind() != Intent.Kind.HOLD && ledger.ownedReason() == null && ledger.pendingState() == null && !ledger.missing()) {
                 // nhc does not hold the node and has nothing to change: the ledger knows, so slurmctld is not asked
                 // (at 4,000 nodes every 300 s, two RPCs per healthy run would be ~27 RPC/s for nothing).
@@ -149,8 +159,10 @@ public final class SlurmAction implements VerdictAction {
                 return unreachable(ledger, intent, now, e);
             }
 
+            repairs.observe(status);
             boolean held = status.drained() || status.failed();
-            boolean ours = held && (status.reason().equals(ledger.ownedReason()) || status.reason().equals(ledger.pendingReason()));
+            boolean ours = held && (status.reason().equals(ledger.ownedReason()) || status.reason().equals(ledger.pendingReason()))
+                    || repairs.owns(status);
             if (!ours && held && Reasons.isNhcsOwn(status.reason(), checkNames) && ledger.missing()) {
                 // nhc's own format, and no record of what nhc did: a run changed the node but could not record it (a
                 // full disk removes the out-of-date record, a lost state file). It is nhc's drain; nhc takes it back.
@@ -166,6 +178,7 @@ public final class SlurmAction implements VerdictAction {
                 ledger.own(status.failed() ? SlurmState.FAIL : SlurmState.DRAIN, status.reason(), now);
                 intent = fresh;
             } else if (!ours && ledger.ownedReason() != null) {
+                repairs.lost(status);
                 info("node " + node + " is now " + status.describe() + ", no longer as nhc left it ('" + ledger.ownedReason()
                         + "'); someone else took over, so nhc forgets its drain and will not resume it");
                 ledger.disown();
@@ -175,14 +188,35 @@ public final class SlurmAction implements VerdictAction {
             }
 
             String leaveAlone = status.leaveAloneBecause();
+            if (leaveAlone != null && ours && Repairs.inReboot(status)) {
+                if (repairs.failBeforeRegistration(status, intent.kind() == Intent.Kind.HOLD)) {
+                    Ladder.Step step = repairs.next(verdict);
+                    String reason = step instanceof Ladder.Recurred r ? Repairs.reason(verdict, r.note()) : intent.reason();
+                    if (change.apply(SlurmState.FAIL, reason, now, "node " + node + " still fails on its new boot, before slurmd registers:"
+                            + " set FAIL, which the reboot's completion keeps (a DRAIN it would clear): " + reason, "fail",
+                            () -> slurm.setState(node, SlurmState.FAIL, reason)) && step instanceof Ladder.Recurred r && repairs.failed(r)) {
+                        report.changed("recurred");
+                    }
+                } else {
+                    info("node " + node + " is in the reboot nhc asked for (" + status.describe() + "): Slurm reboots it when its jobs end");
+                }
+                return outcome();
+            }
             if (leaveAlone != null) {
                 info("leaving node " + node + " (" + status.describe() + ") alone: " + leaveAlone);
                 ledger.clearPending();
                 return outcome();
             }
             switch (intent.kind()) {
-                case HOLD -> hold(ledger, status, ours, intent, now);
-                case RELEASE -> release(ledger, status, ours);
+                // A drain kept from a run that could not reach Slurm is applied as it was meant; the ladder is for this verdict.
+                case HOLD -> {
+                    if (intent == fresh) {
+                        repair(ledger, status, ours, intent, verdict, repairs, now);
+                    } else {
+                        hold(ledger, status, ours, intent, now);
+                    }
+                }
+                case RELEASE -> release(ledger, status, ours, repairs, now);
                 case NOTHING -> {
                     if (ours) {
                         info("node " + node + " stays " + status.describe() + ": a run with only warn/unknown findings neither resumes it nor counts towards resume_after");
@@ -192,16 +226,68 @@ public final class SlurmAction implements VerdictAction {
             return outcome();
         }
 
+        /**
+         * A failing verdict: the repair ladder's rung when it has one (a reboot; FAIL for a fault back after its
+         * reboots), else the hold every failing node gets.
+         */
+        private void repair(Ledger ledger, NodeStatus status, boolean ours, Intent intent, Verdict verdict, Repairs repairs, Instant now) {
+            Ladder.Step step = repairs.next(verdict);
+            if (step instanceof Ladder.Recurred r) {
+                Intent failed = new Intent(Intent.Kind.HOLD, SlurmState.FAIL, Repairs.reason(verdict, r.note()));
+                hold(ledger, status, ours, failed, now);
+                if (failed.reason().equals(ledger.ownedReason()) && repairs.failed(r)) {
+                    report.changed("recurred");
+                }
+                return;
+            }
+            if (step instanceof Ladder.Reboot r && (ours || !status.held())) {
+                if (reboot(ledger, status, ours, r, Repairs.reason(verdict, r.note()), repairs, now)) {
+                    return;
+                }
+            } else if (step instanceof Ladder.Hold h && h.why() != null) {
+                info(h.why());
+            }
+            hold(ledger, status, ours, intent, now);
+        }
+
+        /** Asks Slurm for the reboot within both circuit breakers; false when it did not, and the node is held as usual. */
+        private boolean reboot(Ledger ledger, NodeStatus status, boolean ours, Ladder.Reboot step, String reason, Repairs repairs,
+                               Instant now) {
+            String breaker;
+            try {
+                breaker = ours ? null : circuitBreaker();
+                breaker = breaker != null ? breaker : repairs.refusesReboot(nodes(), settings.partition());
+            } catch (SlurmUnavailableException e) {
+                return false;
+            }
+            if (breaker != null) {
+                report.changed("reboot_deferred");
+                warn("no reboot: circuit breaker open: " + breaker + "; the node is held meanwhile and the reboot asked for on a later run");
+                return false;
+            }
+            ledger.passes(0);
+            if (change.apply(status.failed() ? SlurmState.FAIL : SlurmState.DRAIN, reason, now, "asked Slurm to reboot node " + node
+                    + " when its jobs end (" + step.note() + "): " + reason, "reboot", () -> slurm.reboot(node, reason))) {
+                repairs.rebootRequested(step);
+            }
+            return true;
+        }
+
         private void hold(Ledger ledger, NodeStatus status, boolean ours, Intent intent, Instant now) {
             ledger.passes(0);
             if (ours) {
                 SlurmState current = status.failed() ? SlurmState.FAIL : SlurmState.DRAIN;
-                if (intent.state() == SlurmState.FAIL && current == SlurmState.DRAIN) {
-                    change(ledger, intent.state(), intent.reason(), now, "escalated node " + node + " from DRAIN to FAIL: " + intent.reason(), true);
+                String reason = intent.reason();
+                if (intent.state() == SlurmState.FAIL && current == SlurmState.DRAIN || !status.drained() && !status.failed()) {
+                    // DRAIN to FAIL; or a node DOWN after the reboot nhc asked for, which needs nhc's state back.
+                    SlurmState state = intent.state() == SlurmState.FAIL ? SlurmState.FAIL : current;
+                    String done = status.drained() ? "escalated node " + node + " from DRAIN to FAIL: " + reason
+                            : "set node " + node + " (" + status.describe() + ") to " + state.name() + ": " + reason;
+                    change.apply(state, reason, now, done, state.label(), () -> slurm.setState(node, state, reason));
                 } else if (!intent.reason().equals(status.reason())) {
                     // A FAIL nhc set is not downgraded to DRAIN: the hardware fault it was for still needs service.
-                    change(ledger, current, intent.reason(), now, "updated the reason of node " + node + " (still "
-                            + current.name() + "): " + intent.reason(), false);
+                    change.apply(current, reason, now, "updated the reason of node " + node + " (still "
+                            + current.name() + "): " + reason, "update_reason", () -> slurm.setReason(node, reason));
                 } else {
                     info("node " + node + " stays " + current.name() + " by nhc: " + intent.reason());
                     ledger.clearPending();
@@ -223,52 +309,18 @@ public final class SlurmAction implements VerdictAction {
                 return;
             }
             if (breaker != null) {
-                forceFailure = true;
+                report.forceFailure();
                 ledger.clearPending();
                 error("circuit breaker open: " + breaker + "; NOT draining node " + node + " (it would have set "
                         + intent.state().name() + ": " + intent.reason() + "). If these failures are real, drain by hand; "
                         + "if a rule is wrong, fix the config");
                 return;
             }
-            change(ledger, intent.state(), intent.reason(), now, "set node " + node + " to " + intent.state().name() + ": " + intent.reason(), true);
+            change.apply(intent.state(), intent.reason(), now, "set node " + node + " to " + intent.state().name() + ": " + intent.reason(),
+                    intent.state().label(), () -> slurm.setState(node, intent.state(), intent.reason()));
         }
 
-        /** Records the intent (so a run killed half-way still knows its drain), then tells Slurm. */
-        private void change(Ledger ledger, SlurmState state, String reason, Instant now, String done, boolean withState) {
-            ledger.intend(state, reason, now);
-            try {
-                // Only nhc's Slurm record: in the daemon, other sections may belong to checks still running.
-                store.flush(java.util.List.of(SlurmSection.KEY));
-            } catch (IOException e) {
-                // The record on disk no longer says what nhc is about to do. An out-of-date record would make a later
-                // run believe nhc holds nothing and never look; no record makes it ask Slurm and recognise the change
-                // as nhc's by its reason. Unlinking needs no free space.
-                String forgot;
-                try {
-                    store.forget(SlurmSection.KEY);
-                    forgot = "removed nhc's Slurm record, so the next run asks Slurm and recognises the change as nhc's by its reason ('"
-                            + Reasons.PREFIX + " ...')";
-                } catch (IOException again) {
-                    forgot = "could not remove nhc's out-of-date Slurm record either (" + again.getMessage() + ")";
-                }
-                warn("cannot save the intent to " + store.dir() + " before calling scontrol (" + e.getMessage() + "); going ahead: " + forgot);
-            }
-            try {
-                if (withState) {
-                    slurm.setState(node, state, reason);
-                } else {
-                    slurm.setReason(node, reason);
-                }
-            } catch (SlurmUnavailableException e) {
-                warn("could not tell Slurm (" + e.getMessage() + "); the " + state.label() + " is kept and applied on the next run");
-                return;
-            }
-            ledger.own(state, reason, now);
-            changes.add(withState ? state.label() : "update_reason");
-            info(done);
-        }
-
-        private void release(Ledger ledger, NodeStatus status, boolean ours) {
+        private void release(Ledger ledger, NodeStatus status, boolean ours, Repairs repairs, Instant now) {
             if (!ours) {
                 ledger.passes(0);
                 return;
@@ -286,27 +338,24 @@ public final class SlurmAction implements VerdictAction {
                 return;
             }
             info("resumed node " + node + " after " + passes + " passing run(s) (nhc had set " + status.describe() + ")");
-            changes.add("resume");
+            report.changed("resume");
+            history.add(History.Event.RESUME, "after " + passes + " passing run(s); Slurm showed " + status.describe(), now);
+            repairs.resumed();
             ledger.disown();
         }
 
         /** Null when a new drain is allowed, else why not. */
         private String circuitBreaker() throws SlurmUnavailableException {
-            List<NodeStatus> nodes = slurm.nodes();
-            int total = nodes.size();
-            if (nodes.stream().noneMatch(n -> n.name().equals(node))) {
-                total++;
+            return CircuitBreaker.of(settings.maxDrainedFraction(), "max_drained_fraction", settings.partition())
+                    .refuses(nodes(), node, n -> (n.drained() || n.failed()) && n.reasonIsNhc(), "drained");
+        }
+
+        /** The nodes the circuit breakers count, asked of Slurm once a run. */
+        private List<NodeStatus> nodes() throws SlurmUnavailableException {
+            if (counted == null) {
+                counted = slurm.nodes();
             }
-            long byNhc = nodes.stream().filter(n -> !n.name().equals(node))
-                    .filter(n -> (n.drained() || n.failed()) && n.reasonIsNhc()).count();
-            // The first drain is always allowed: one sick node is the normal case, and a cluster of one or two
-            // nodes could otherwise never be drained. A wrong rule shows as many nodes at once.
-            if (byNhc == 0 || byNhc + 1 <= settings.maxDrainedFraction() * total) {
-                return null;
-            }
-            String scope = settings.partition() == null ? "the cluster" : "partition " + settings.partition();
-            return byNhc + " of " + total + " nodes of " + scope + " are already drained by nhc; one more would pass "
-                    + "max_drained_fraction " + settings.maxDrainedFraction();
+            return counted;
         }
 
         private ActionOutcome unreachable(Ledger ledger, Intent intent, Instant now, SlurmUnavailableException e) {
@@ -332,22 +381,19 @@ public final class SlurmAction implements VerdictAction {
 
 
         private ActionOutcome outcome() {
-            return new ActionOutcome(lines, forceFailure, changes);
+            return report.outcome();
         }
 
         private void info(String line) {
-            LOG.info(line);
-            lines.add("slurm: " + line);
+            report.info(line);
         }
 
         private void warn(String line) {
-            LOG.warn(line);
-            lines.add("slurm: " + line);
+            report.warn(line);
         }
 
         private void error(String line) {
-            LOG.error(line);
-            lines.add("slurm: " + line);
+            report.error(line);
         }
     }
 }

@@ -73,6 +73,20 @@ final class SlurmClient {
         update(List.of("NodeName=" + node, "Reason=" + reason));
     }
 
+    /**
+     * Asks slurmctld to reboot the node once its jobs have ended (ASAP: drained meanwhile), with
+     * nhc's reason. {@code nextstate=DOWN}: with ReturnToService=0 or 1 the node stays DOWN after the
+     * reboot until nhc's first run on the new boot has re-checked it and resumes it (22.05 takes only
+     * DOWN or RESUME; RESUME would put it back to work before any check).
+     */
+    void reboot(String node, String reason) throws SlurmUnavailableException {
+        List<String> argv = List.of(scontrol(), "reboot", "ASAP", "nextstate=DOWN", "reason=" + reason, node);
+        ProcessRunner.Result r = runner.run(argv, SlurmClient::retryable);
+        if (r.exitCode() != 0) {
+            throw new SlurmUnavailableException("scontrol reboot " + node + ": exit " + r.exitCode() + ": " + SlurmCommands.said(r));
+        }
+    }
+
     void resume(String node) throws SlurmUnavailableException {
         update(List.of("NodeName=" + node, "State=RESUME"));
     }

@@ -7,7 +7,10 @@ import dev.nhc.engine.action.VerdictAction.ActionOutcome;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.model.SlurmState;
 import dev.nhc.model.Verdict;
+import dev.nhc.slurm.history.History;
+import dev.nhc.slurm.repair.RepairRecord;
 
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,6 +36,8 @@ public final class SlurmPlugin implements DaemonPlugin {
     private volatile Instant lastApplied = Instant.EPOCH;
     private volatile boolean breakerOpen;
     private volatile SlurmState held;
+    private volatile RepairRecord.Rung rung;
+    private volatile int reboots;
 
     public SlurmPlugin() {
         this(new SlurmAction(), Clock.systemUTC());
@@ -67,6 +72,7 @@ public final class SlurmPlugin implements DaemonPlugin {
                     + "); it is not used");
         }
         held = ledger.owned();
+        ladder(d);
         String holds = ledger.holds(d.node());
         if (holds != null) { // else the daemon's last verdict may still say so, until this plugin has acted on a fresh one
             d.state().nodeHeld(holds);
@@ -88,10 +94,24 @@ public final class SlurmPlugin implements DaemonPlugin {
         out.changes().forEach(c -> changes.computeIfAbsent(c, k -> new LongAdder()).increment());
         Ledger.Peek after = Ledger.peek(daemon.state().section(SlurmSection.KEY), daemon.node());
         held = after.owned();
+        ladder(daemon);
         daemon.state().nodeHeld(after.holds(daemon.node()));
         if (changed || !out.changes().isEmpty() || out.forceFailure()) {
             out.lines().forEach(daemon::log);
         }
+        try {
+            // The ledger's later steps (a resume, the ladder's rung) and the history; the daemon saves only the sections it names.
+            daemon.state().flush(List.of(SlurmSection.KEY, History.SECTION));
+        } catch (IOException e) {
+            daemon.log("slurm: cannot save nhc's Slurm record and history: " + e.getMessage());
+        }
+    }
+
+    /** The repair ladder's rung and reboots in its window (the record keeps no older ones), for the metrics. */
+    private void ladder(DaemonContext d) {
+        RepairRecord r = new RepairRecord(d.state().section(SlurmSection.KEY));
+        rung = r.rung();
+        reboots = r.reboots().size();
     }
 
     @Override
@@ -106,9 +126,21 @@ public final class SlurmPlugin implements DaemonPlugin {
             out.gauge("nhc_slurm_node_held", "1 while nhc holds the node in Slurm, by the state it set",
                     h == s ? 1 : 0, "state", s.label());
         }
-        for (String a : List.of("drain", "fail", "resume", "update_reason")) {
+        for (String a : List.of("drain", "fail", "resume", "update_reason", "reboot")) {
             LongAdder n = changes.get(a);
             out.counter("nhc_slurm_actions", "changes nhc made to the node in Slurm", n == null ? 0 : n.sum(), "action", a);
+        }
+        RepairRecord.Rung r = rung;
+        for (RepairRecord.Rung each : RepairRecord.Rung.values()) {
+            out.gauge("nhc_slurm_repair_rung", "1 while the node is on this rung of the repair ladder (rebooting: nhc asked Slurm to reboot it;"
+                    + " rebooted: back on a new boot, not yet resumed; failed: the fault came back after its reboots)", r == each ? 1 : 0,
+                    "rung", each.label());
+        }
+        out.gauge("nhc_slurm_repair_reboots", "reboots nhc asked for within slurm.reboot_window", reboots);
+        for (String step : List.of("reboot", "recurred", "reboot_deferred")) {
+            LongAdder n = changes.get(step);
+            out.counter("nhc_slurm_repair_steps", "repair ladder steps: reboots asked for, FAILs for a fault back after its reboots,"
+                    + " reboots the circuit breaker put off", n == null ? 0 : n.sum(), "step", step);
         }
         out.gauge("nhc_slurm_circuit_breaker_open", "1 when the circuit breaker refused to drain this node in the latest decision",
                 breakerOpen ? 1 : 0);

@@ -37,6 +37,22 @@ public final class SlurmSection implements ConfigSection {
             .check(n -> n < 0 || n > 10 ? "must be between 0 and 10, not " + n : null);
     static final ParamSpec<Duration> PENDING_MAX_AGE = ParamSpec.duration("pending_max_age",
             "a drain that could not reach Slurm is applied on a later run only if it is younger than this").defaultValue(Duration.ofMinutes(30));
+    static final ParamSpec<String> REPAIR = ParamSpec.choice("repair",
+            "the repair ladder: reboot = ask Slurm to reboot a node (when its jobs end) for a fault latched until reboot whose remedy "
+                    + "is a reboot, resume it once the first run on the new boot passes, FAIL it when the fault comes back after "
+                    + "max_reboots reboots", "none", "reboot").defaultValue("none");
+    static final ParamSpec<Boolean> RESET_GPU_BY_REBOOT = ParamSpec.flag("reset_gpu_by_reboot",
+            "the repair ladder: a latched fault whose remedy is a GPU reset gets a reboot (nhc cannot reset a GPU itself)")
+            .defaultValue(false);
+    static final ParamSpec<Long> MAX_REBOOTS = ParamSpec.integer("max_reboots",
+                    "the repair ladder: the same fault back after this many reboots within reboot_window: FAIL, 'replace the part'")
+            .defaultValue(2L).check(n -> n < 1 || n > 10 ? "must be between 1 and 10 reboots, not " + n : null);
+    static final ParamSpec<Duration> REBOOT_WINDOW = ParamSpec.duration("reboot_window",
+            "the repair ladder: how long a reboot counts towards max_reboots").defaultValue(Duration.ofDays(7))
+            .check(d -> d.compareTo(Duration.ofMinutes(10)) < 0 ? "must be at least 10m, not " + d.toSeconds() + "s" : null);
+    static final ParamSpec<Double> MAX_REBOOTING_FRACTION = ParamSpec.number("max_rebooting_fraction",
+                    "circuit breaker: never ask for a reboot if more than this share of the nodes would then be in a reboot nhc asked for")
+            .defaultValue(0.1).check(f -> f > 0 && f <= 1 ? null : "must be above 0 and at most 1 (a share of the nodes), not " + f);
 
     @Override
     public String key() {
@@ -51,7 +67,7 @@ public final class SlurmSection implements ConfigSection {
     @Override
     public List<ParamSpec<?>> params() {
         return List.of(FAILURE_STATE, RESUME_AFTER, MAX_DRAINED_FRACTION, PARTITION, SCONTROL, SINFO, SLURM_CONF, COMMAND_TIMEOUT,
-                RETRIES, PENDING_MAX_AGE);
+                RETRIES, PENDING_MAX_AGE, REPAIR, RESET_GPU_BY_REBOOT, MAX_REBOOTS, REBOOT_WINDOW, MAX_REBOOTING_FRACTION);
     }
 
     private static String absolute(String path) {

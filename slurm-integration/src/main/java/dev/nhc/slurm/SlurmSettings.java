@@ -4,6 +4,7 @@ import dev.nhc.engine.config.Ownership;
 import dev.nhc.engine.process.TrustedCommand;
 import dev.nhc.model.SlurmState;
 import dev.nhc.probe.Params;
+import dev.nhc.slurm.repair.RepairSettings;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,7 +20,7 @@ import java.util.Map;
  */
 public record SlurmSettings(SlurmState failureState, int resumeAfter, double maxDrainedFraction, String partition,
                             Path scontrol, Path sinfo, Path slurmConf, Duration commandTimeout, int retries,
-                            Duration pendingMaxAge) {
+                            Duration pendingMaxAge, RepairSettings repair) {
 
     static final List<String> BIN_DIRS = List.of("/usr/bin", "/usr/local/bin", "/opt/slurm/bin");
     static final Path DEFAULT_CONF = Path.of("/etc/slurm/slurm.conf");
@@ -38,7 +39,9 @@ public record SlurmSettings(SlurmState failureState, int resumeAfter, double max
         return new SlurmSettings(SlurmState.parse(SlurmSection.FAILURE_STATE.get(p)), SlurmSection.RESUME_AFTER.get(p).intValue(),
                 SlurmSection.MAX_DRAINED_FRACTION.get(p), SlurmSection.PARTITION.get(p), scontrol,
                 sinfo != null ? Path.of(sinfo) : scontrol.resolveSibling("sinfo"), slurmConf(SlurmSection.SLURM_CONF.get(p), env),
-                SlurmSection.COMMAND_TIMEOUT.get(p), SlurmSection.RETRIES.get(p).intValue(), SlurmSection.PENDING_MAX_AGE.get(p));
+                SlurmSection.COMMAND_TIMEOUT.get(p), SlurmSection.RETRIES.get(p).intValue(), SlurmSection.PENDING_MAX_AGE.get(p),
+                new RepairSettings("reboot".equals(SlurmSection.REPAIR.get(p)), SlurmSection.RESET_GPU_BY_REBOOT.get(p),
+                        SlurmSection.MAX_REBOOTS.get(p).intValue(), SlurmSection.REBOOT_WINDOW.get(p), SlurmSection.MAX_REBOOTING_FRACTION.get(p)));
     }
 
     /**

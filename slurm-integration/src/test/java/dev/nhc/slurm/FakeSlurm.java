@@ -58,12 +58,21 @@ final class FakeSlurm {
                     case "$a" in
                     State=DRAIN) st="$base+DRAIN" ;;
                     State=FAIL) st="$base+FAIL" ;;
-                    State=RESUME) st="$base"; re="" ;;
+                    State=RESUME) [ "$base" = DOWN ] && base=IDLE; st="$base"; re="" ;;
                     Reason=*) re=${a#Reason=} ;;
                     *) echo "unexpected argument $a" >&2; exit 1 ;;
                     esac
                   done
                   printf '%%s\\n%%s\\n' "$st" "$re" > "$D/nodes/$node" ;;
+                reboot)
+                  if [ -e "$D/update-fails" ]; then echo 'slurm_update error: Unable to contact slurm controller (connect failure)' >&2; exit 1; fi
+                  [ "$2" = ASAP ] && [ "$3" = nextstate=DOWN ] || { echo "fake scontrol: reboot wants ASAP nextstate=DOWN, got $2 $3" >&2; exit 1; }
+                  case "$4" in reason=*) re=${4#reason=} ;; *) echo "fake scontrol: no reason" >&2; exit 1 ;; esac
+                  node=$5
+                  [ -f "$D/nodes/$node" ] || { echo "Invalid node name specified" >&2; exit 1; }
+                  st=$(sed -n 1p "$D/nodes/$node")
+                  case "$st" in *+DRAIN*) ;; *) st="$st+DRAIN" ;; esac
+                  printf '%%s\n%%s\n' "$st+REBOOT_REQUESTED" "$re" > "$D/nodes/$node" ;;
                 *) echo "fake scontrol: unexpected $1" >&2; exit 1 ;;
                 esac
                 """.formatted(d));
@@ -80,6 +89,27 @@ final class FakeSlurm {
     FakeSlurm node(String name, String state, String reason) throws IOException {
         Files.writeString(dir.resolve("nodes").resolve(name), state + "\n" + (reason == null ? "" : reason) + "\n");
         return this;
+    }
+
+    /**
+     * What slurmctld does with a reboot nhc asked for (as Slurm 22.05 showed it): "issued" once the
+     * node is idle (DOWN+DRAIN+REBOOT_ISSUED, " : reboot issued" appended to the reason), then
+     * "complete" when slurmd registers on the new boot (DOWN, FAIL kept, " : reboot complete").
+     */
+    FakeSlurm rebootIssued(String node) throws IOException {
+        String st = state(node);
+        String flags = st.contains("+FAIL") ? "+DRAIN+FAIL" : "+DRAIN";
+        return node(node, "DOWN" + flags + "+REBOOT_ISSUED", reason(node) + " : reboot issued");
+    }
+
+    FakeSlurm rebootComplete(String node) throws IOException {
+        String st = state(node);
+        return node(node, st.contains("+FAIL") ? "DOWN+FAIL" : "DOWN", reason(node) + " : reboot complete");
+    }
+
+    /** Only the calls that ask for a reboot. */
+    List<List<String>> reboots() throws IOException {
+        return calls().stream().filter(c -> c.size() > 1 && c.get(1).equals("reboot")).toList();
     }
 
     FakeSlurm partition(String name, String... nodes) throws IOException {

@@ -1,26 +1,35 @@
 package dev.nhc.slurm;
 
 import dev.nhc.daemon.DaemonContext;
+import dev.nhc.daemon.MetricsOut;
 import dev.nhc.engine.config.Settings;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.state.StateStore;
+import dev.nhc.model.Entity;
+import dev.nhc.model.Finding;
+import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
+import dev.nhc.model.SlurmState;
 import dev.nhc.model.Verdict;
 import dev.nhc.probe.Params;
+import dev.nhc.slurm.history.History;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -62,9 +71,13 @@ class SlurmPluginTest {
         });
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("interval", Duration.ofSeconds(60));
+        Files.createDirectories(tmp.resolve("root/proc/sys/kernel/random"));
+        Files.writeString(tmp.resolve("root/proc/sys/kernel/random/boot_id"), UUID.randomUUID() + "\n");
+        settings.put("root", tmp.resolve("root").toString());
         Map<String, Object> section = new LinkedHashMap<>();
         section.put("scontrol", slurm.scontrol.toString());
         section.put("sinfo", slurm.sinfo.toString());
+        section.put("repair", "reboot");
         Plan plan = SlurmActionTest.plan(section).withSettings(new Settings(new Params(settings)));
         plugin.start(new DaemonContext() {
             @Override
@@ -169,5 +182,38 @@ class SlurmPluginTest {
         plugin.verdict(SlurmActionTest.passing(), true);
         assertEquals("IDLE", slurm.state(NODE));
         assertEquals(null, state.section("check.xid").heldBecause());
+    }
+
+    /** Issue 20 item 3: the daemon's plugin is the same ladder; its rung and steps are metrics, its record and history saved at once. */
+    @Test
+    void theRepairLadderRunsInTheDaemonWithItsRungInTheMetrics() throws IOException {
+        Verdict latched = SlurmActionTest.verdict(new Finding("xid", Entity.gpu(1, null),
+                Severity.FAIL, "GPU 1: XID 79 (GPU has fallen off the bus)", Remedy.REBOOT, SlurmState.FAIL,
+                Map.of(), true));
+        plugin.verdict(latched, true);
+        assertEquals("IDLE+DRAIN+REBOOT_REQUESTED", slurm.state(NODE));
+
+        Map<String, Double> samples = new LinkedHashMap<>();
+        plugin.metrics(new MetricsOut() {
+            @Override
+            public void gauge(String name, String help, double value, String... labels) {
+                samples.put(name + Arrays.toString(labels), value);
+            }
+
+            @Override
+            public void counter(String name, String help, double value, String... labels) {
+                samples.put(name + "_total" + Arrays.toString(labels), value);
+            }
+        });
+        assertEquals(1.0, samples.get("nhc_slurm_actions_total[action, reboot]"));
+        assertEquals(1.0, samples.get("nhc_slurm_repair_rung[rung, rebooting]"));
+        assertEquals(0.0, samples.get("nhc_slurm_repair_rung[rung, failed]"));
+        assertEquals(1.0, samples.get("nhc_slurm_repair_reboots[]"));
+        assertEquals(1.0, samples.get("nhc_slurm_repair_steps_total[step, reboot]"));
+        assertEquals(0.0, samples.get("nhc_slurm_repair_steps_total[step, recurred]"));
+
+        StateStore fresh = new StateStore(tmp.resolve("state"));
+        assertEquals("rebooting", fresh.section(SlurmSection.KEY).get("repair_rung"), "saved by the plugin, not left to a later change");
+        assertEquals(2, History.read(fresh.section(History.SECTION)).entries().size());
     }
 }

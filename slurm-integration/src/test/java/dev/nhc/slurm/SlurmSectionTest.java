@@ -62,6 +62,39 @@ class SlurmSectionTest {
     }
 
     @Test
+    void theRepairLadderIsOffUnlessAskedForAndItsKeysAreChecked() throws ConfigException {
+        Config off = loader().parse("nhc.yaml", "nhc: 1\nslurm: {}\nchecks: [ { name: ok, use: test.ok } ]\n", Path.of("nhc.yaml")).config();
+        dev.nhc.slurm.repair.RepairSettings r = SlurmSettings.from(off.section("slurm"), Map.of()).repair();
+        assertEquals(new dev.nhc.slurm.repair.RepairSettings(false, false, 2, Duration.ofDays(7), 0.1), r);
+        Config on = loader().parse("nhc.yaml", """
+                nhc: 1
+                slurm:
+                  repair: reboot
+                  reset_gpu_by_reboot: true
+                  max_reboots: 3
+                  reboot_window: 2d
+                  max_rebooting_fraction: 0.05
+                checks: [ { name: ok, use: test.ok } ]
+                """, Path.of("nhc.yaml")).config();
+        assertEquals(new dev.nhc.slurm.repair.RepairSettings(true, true, 3, Duration.ofDays(2), 0.05),
+                SlurmSettings.from(on.section("slurm"), Map.of()).repair());
+        ConfigException e = assertThrows(ConfigException.class, () -> loader().parse("nhc.yaml", """
+                nhc: 1
+                slurm:
+                  repair: reset
+                  max_reboots: 0
+                  reboot_window: 1m
+                  max_rebooting_fraction: 0
+                checks: [ { name: ok, use: test.ok } ]
+                """, Path.of("nhc.yaml")));
+        String m = e.getMessage();
+        assertTrue(m.contains("nhc.yaml:3:11") && m.contains("'reset' is not one of none, reboot"), m);
+        assertTrue(m.contains("nhc.yaml:4:16") && m.contains("between 1 and 10 reboots"), m);
+        assertTrue(m.contains("nhc.yaml:5:18") && m.contains("at least 10m"), m);
+        assertTrue(m.contains("nhc.yaml:6:27") && m.contains("max_rebooting_fraction"), m);
+    }
+
+    @Test
     void anUnknownKeyIsAnErrorWithItsLineAndASuggestion() {
         ConfigException e = assertThrows(ConfigException.class, () -> loader().parse("nhc.yaml", """
                 nhc: 1

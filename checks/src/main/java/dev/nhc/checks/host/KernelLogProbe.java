@@ -85,7 +85,8 @@ public final class KernelLogProbe implements Probe {
             .reportedWith("source", "regex_gave_up")
             .reportedWith("source", KernelLogSpec.READER_FIELDS)
             .optional("severity", "source", "regex_problem", "cursor_problem")
-            .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}" + STAYS).when(LATCH.name(), true).remedyFrom("remedy"))
+            .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}" + STAYS).when(LATCH.name(), true).remedyFrom("remedy")
+                    .latches())
             .rule(DefaultRule.fail(Map.of("severity", "fail", "lines", "> 0"), "{summary}").when(LATCH.name(), false).remedyFrom("remedy"))
             .rule(DefaultRule.warn(Map.of("severity", "warn", "lines", "> 0"), "{summary}").remedyFrom("remedy"))
             .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log {skipped_lines|line|lines} in {source} {skipped_lines|was|were} not examined "

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -255,6 +256,7 @@ class KernelLogProbeTest {
         Finding f = finding(pipeline().run(check), "block I/O error").orElseThrow();
         assertEquals(Severity.FAIL, f.severity());
         assertEquals("block device I/O errors: 1 line since the last run, last at [1.000000]: Buffer I/O error on dev sdb", f.message());
+        assertFalse(f.latched(), "with latch: false nothing stays until reboot, so nothing is for Slurm's repair ladder");
         assertEquals(List.of(), problems(pipeline().run(check)));
     }
 
@@ -366,6 +368,7 @@ class KernelLogProbeTest {
                 + "severity(3) ERROR:\n");
         Finding f = finding(run(), "NIC fatal error").orElseThrow();
         assertEquals(Severity.FAIL, f.severity());
+        assertTrue(f.latched(), "latched by default: what Slurm's repair ladder may reboot for");
         assertEquals(2L, f.observed().get("lines"));
         assertTrue(f.message().startsWith("a Mellanox/NVIDIA NIC (mlx5) reported a fatal firmware or hardware error: 2 lines since [445.937186]"),
                 f.message());

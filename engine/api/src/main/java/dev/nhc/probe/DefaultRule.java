@@ -25,10 +25,13 @@ import java.util.Map;
  *       applies only to checks whose parameters have them.</li>
  *   <li>{@code remedyField}: a text field that carries the remedy for this entity (an XID's
  *       recommended action); {@code remedy} applies when the field is absent.</li>
+ *   <li>{@code latched}: the rule stands for a fault the probe keeps until the node reboots or
+ *       {@code nhc clear}; its findings are {@link dev.nhc.model.Finding#latched()}. A config's own
+ *       {@code fail:} never is: only the probe knows what it latched.</li>
  * </ul>
  */
 public record DefaultRule(Severity severity, Object condition, String message, Remedy remedy, SlurmState slurmState,
-                          Map<String, Object> when, String remedyField) {
+                          Map<String, Object> when, String remedyField, boolean latched) {
 
     public DefaultRule {
         remedy = remedy == null ? Remedy.NONE : remedy;
@@ -36,7 +39,7 @@ public record DefaultRule(Severity severity, Object condition, String message, R
     }
 
     public DefaultRule(Severity severity, Object condition, String message, Remedy remedy, SlurmState slurmState) {
-        this(severity, condition, message, remedy, slurmState, Map.of(), null);
+        this(severity, condition, message, remedy, slurmState, Map.of(), null, false);
     }
 
     public static DefaultRule fail(Object condition, String message) {
@@ -53,22 +56,27 @@ public record DefaultRule(Severity severity, Object condition, String message, R
     }
 
     public DefaultRule remedy(Remedy r) {
-        return new DefaultRule(severity, condition, message, r, slurmState, when, remedyField);
+        return new DefaultRule(severity, condition, message, r, slurmState, when, remedyField, latched);
     }
 
     public DefaultRule slurmState(SlurmState s) {
-        return new DefaultRule(severity, condition, message, remedy, s, when, remedyField);
+        return new DefaultRule(severity, condition, message, remedy, s, when, remedyField, latched);
     }
 
     /** Applies only when the check's parameter {@code param} is {@code value}. */
     public DefaultRule when(String param, Object value) {
         Map<String, Object> w = new LinkedHashMap<>(when);
         w.put(param, value);
-        return new DefaultRule(severity, condition, message, remedy, slurmState, w, remedyField);
+        return new DefaultRule(severity, condition, message, remedy, slurmState, w, remedyField, latched);
     }
 
     /** The remedy is read from this text field of the observation (a remedy label such as reset-gpu). */
     public DefaultRule remedyFrom(String field) {
-        return new DefaultRule(severity, condition, message, remedy, slurmState, when, field);
+        return new DefaultRule(severity, condition, message, remedy, slurmState, when, field, latched);
+    }
+
+    /** Its findings are latched faults: they stay until the node reboots or {@code nhc clear}. */
+    public DefaultRule latches() {
+        return new DefaultRule(severity, condition, message, remedy, slurmState, when, remedyField, true);
     }
 }

@@ -36,6 +36,11 @@ public final class DaemonClient {
         return ask(socket, "clear " + String.join(" ", checks), LIMIT);
     }
 
+    /** The daemon's latest verdict as it gives it to bin/nhc-slurm ({@code nhc status} shows it), asked with the config it should run. */
+    public static Reply verdict(Path socket, Path config) throws IOException {
+        return ask(socket, "verdict " + config, LIMIT);
+    }
+
     static Reply ask(Path socket, String request, Duration limit) throws IOException {
         String answer = exchange(socket, request, limit);
         int nl = answer.indexOf('\n');

@@ -142,7 +142,8 @@ public final class GpuFabricProbe implements Probe {
                     SERVICE_STATE + "; this node's NVSwitch fabric needs it (start it, after a GPU reset if GPUs were in use)"))
             // The log: fatal NVSwitch errors latch.
             .rule(DefaultRule.fail(Map.of("fatal_errors", "> 0"),
-                    "{entity}: fatal error {fatal_detail}; stays failing until reboot or `nhc clear {check}`").remedy(Remedy.REBOOT))
+                    "{entity}: fatal error {fatal_detail}; stays failing until reboot or `nhc clear {check}`").remedy(Remedy.REBOOT)
+                    .latches())
             .rule(DefaultRule.warn(Map.of("fabric_state", "in-progress"),
                     "{gpu}: NVLink fabric registration still in progress; CUDA jobs fail with 'system not yet initialized' until it completes"))
             .rule(DefaultRule.warn(Map.of("fabric_bandwidth_degraded", true), "{gpu}: NVLink fabric bandwidth degraded"))

@@ -100,8 +100,8 @@ public final class GpuXidProbe implements Probe {
             .reportedFor(Entity.Kind.LOG, "application_xids", "nvml_events", "source")
             .optional("last_xid", "xid_jobs", "jobs")
             .rule(DefaultRule.fail(Map.of("needs_service", true), "{entity}: {xids}" + STAYS)
-                    .remedyFrom("remedy").slurmState(SlurmState.FAIL))
-            .rule(DefaultRule.fail(Map.of("xid_latched", "> 0"), "{entity}: {xids}" + STAYS).remedyFrom("remedy"))
+                    .remedyFrom("remedy").slurmState(SlurmState.FAIL).latches())
+            .rule(DefaultRule.fail(Map.of("xid_latched", "> 0"), "{entity}: {xids}" + STAYS).remedyFrom("remedy").latches())
             .rule(DefaultRule.warn(Map.of("xid_warning", "> 0"), "{entity}: {xids}").remedyFrom("remedy"))
             .rule(DefaultRule.warn(Map.of("skipped_lines", "> 0"), "{skipped_lines} new kernel log {skipped_lines|line|lines} in {source} {skipped_lines|was|were} not "
                     + "examined for XIDs (more than max_lines = {with.max_lines} this run)"))

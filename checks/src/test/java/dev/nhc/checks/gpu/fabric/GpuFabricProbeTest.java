@@ -226,6 +226,7 @@ class GpuFabricProbeTest {
         Finding failed = Pipeline.about(v, "fabric", "GPU 2");
         assertEquals(Severity.FAIL, failed.severity());
         assertEquals(Remedy.REBOOT, failed.remedy());
+        assertFalse(failed.latched(), "NVML's registration state is read afresh every run: not a latched fault");
         assertTrue(failed.message().startsWith("GPU 2 (0000:39:00.0): NVLink fabric registration failed (UNKNOWN"), failed.message());
         Finding route = Pipeline.about(v, "fabric", "GPU 3");
         assertEquals(Severity.FAIL, route.severity());
@@ -327,6 +328,7 @@ class GpuFabricProbeTest {
         Finding f = Pipeline.about(first, "fabric", "NVSwitch 0000:c4:00.0 (physical id 6)");
         assertEquals(Severity.FAIL, f.severity());
         assertEquals(Remedy.REBOOT, f.remedy());
+        assertTrue(f.latched());
         assertEquals("NVSwitch 0000:c4:00.0 (physical id 6): fatal error SXid 24007 (sourcetrack timeout error) on port 17 (1 line, at "
                 + STAMP.format(BOOT.plusSeconds(3600)) + "); stays failing until reboot or `nhc clear fabric`", f.message());
         assertEquals(Entity.Kind.NVSWITCH, f.entity().kind());

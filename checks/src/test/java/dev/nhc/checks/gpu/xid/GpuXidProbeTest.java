@@ -130,6 +130,7 @@ class GpuXidProbeTest {
         assertEquals(Severity.FAIL, f.severity());
         assertEquals(Remedy.REBOOT, f.remedy());
         assertEquals(SlurmState.FAIL, f.slurmState());
+        assertTrue(f.latched(), "a fatal XID is latched until reboot: what Slurm's repair ladder may reboot for");
         assertTrue(f.message().startsWith("GPU at PCI 0000:5e:00.0: XID 79 (GPU has fallen off the bus)"), f.message());
     }
 

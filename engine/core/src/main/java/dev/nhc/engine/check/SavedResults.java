@@ -47,6 +47,9 @@ public final class SavedResults {
         if (f.slurmState() != null) {
             m.put("slurm_state", f.slurmState().label());
         }
+        if (f.latched()) {
+            m.put("latched", true); // a restored verdict must still know which faults are latched (the repair ladder reads it)
+        }
         return m;
     }
 
@@ -159,7 +162,7 @@ public final class SavedResults {
             Severity severity = Severity.parse(String.valueOf(f.get("severity")));
             Remedy remedy = f.get("remedy") == null ? Remedy.NONE : Remedy.parse(String.valueOf(f.get("remedy")));
             SlurmState slurm = f.get("slurm_state") == null ? null : SlurmState.parse(String.valueOf(f.get("slurm_state")));
-            return new Finding(check, entity(f), severity, message, remedy, slurm, Map.of());
+            return new Finding(check, entity(f), severity, message, remedy, slurm, Map.of(), Boolean.TRUE.equals(f.get("latched")));
         } catch (IllegalArgumentException e) {
             return null;
         }

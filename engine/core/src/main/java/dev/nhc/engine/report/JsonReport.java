@@ -65,6 +65,9 @@ public final class JsonReport {
         fm.put("message", f.message());
         fm.put("remedy", f.remedy().label());
         fm.put("slurm_state", f.slurmState() == null ? null : f.slurmState().label());
+        if (f.latched()) {
+            fm.put("latched", true);
+        }
         fm.put("observed", f.observed());
         return fm;
     }

@@ -19,6 +19,9 @@ class SavedResultsTest {
         Finding f = new Finding("diag", Entity.gpu(3, "00000000:C5:00.0"), Severity.FAIL, "pcie test failed", Remedy.REBOOT,
                 SlurmState.FAIL, Map.of());
         assertEquals(f, SavedResults.finding(SavedResults.finding(f), "other"));
+        Finding latched = f.withLatched(true);
+        assertEquals(latched, SavedResults.finding(SavedResults.finding(latched), "other"), "a restored verdict still knows what was latched");
+        assertNull(SavedResults.finding(f).get("latched"), "only latched findings are saved so");
     }
 
     @Test

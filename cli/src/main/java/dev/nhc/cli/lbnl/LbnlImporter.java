@@ -216,7 +216,14 @@ public final class LbnlImporter {
 
     /** Which core count an earlier check_hw_cpuinfo pins $HW_CORES to: one line for every host, translated; any other makes it unknown. */
     private static void pinCores(Outcome outcome, ShellWords.Parsed parsed, HostPattern.Result host, LbnlLine line, ImportContext ctx) {
-        if (!parsed.isStatic() || parsed.words().isEmpty() || !parsed.words().get(0).equals("check_hw_cpuinfo")) {
+        if (!parsed.isStatic()) {
+            if (parsed.evalText().contains("check_hw_cpuinfo")) {
+                ctx.coresSeen = true; // a cpuinfo check whose counts are known only when it runs
+                ctx.hwCores = null;
+            }
+            return;
+        }
+        if (parsed.words().isEmpty() || !parsed.words().get(0).equals("check_hw_cpuinfo")) {
             return;
         }
         boolean pins = !ctx.coresSeen && outcome instanceof Translated && host.all() && parsed.words().size() >= 3

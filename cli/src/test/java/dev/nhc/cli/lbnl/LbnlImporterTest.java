@@ -549,6 +549,12 @@ class LbnlImporterTest {
                 * || check_ps_loadavg $((4*$HW_CORES))
                 """);
         assertEquals(Kind.REFUSED, entry(two, 3).kind(), "two lines that cannot both pass pin nothing");
+        LbnlImporter.Result dynamic = imported("""
+                * || check_hw_cpuinfo 2 28 56
+                * || check_hw_cpuinfo 2 $CORES
+                * || check_ps_loadavg $((4*$HW_CORES))
+                """);
+        assertEquals(Kind.REFUSED, entry(dynamic, 3).kind(), "a cpuinfo line with counts known only when it runs unpins them");
     }
 
     @Test

@@ -168,7 +168,7 @@ class LbnlSideBySideIT {
             FakeNodeBuilder healthy = FakeNodeBuilder.from(conf, s.getValue(), sys);
             if (sysText != null) {
                 // LBNL NHC sources it before the config (SYSCONFIGDIR is /etc/sysconfig where that directory exists and /etc/debian_version does not)
-                healthy.node().files.put("/etc/sysconfig/nhc", new FakeNode.FileSpec(sysText, 0644, 0));
+                healthy.node().files.put(FakeNode.SYSCONFIG, new FakeNode.FileSpec(sysText, 0644, 0));
             }
             Map<Integer, List<String>> outcomes = new LinkedHashMap<>();
             for (Variants.Variant v : Variants.all(healthy.forbidden)) {

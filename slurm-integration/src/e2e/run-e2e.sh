@@ -14,7 +14,8 @@
 # fails while a "cause" file exists. /etc/nhc is moved aside and restored at exit. The GPU check
 # gpu.inventory talks to the project's fake libnvidia-ml (checks/src/test/c/fake_nvml.c), copied into
 # the scratch directory: slurmd passes nhc no environment, so the fake reads scenario.json beside
-# itself, and a GPU is "lost" by rewriting that file.
+# itself, and a GPU is "lost" by rewriting that file. The fake libamd_smi (fake_amdsmi.c) is installed
+# beside it the same way, with no AMD GPUs until the AMD scenarios make the node an MI300X node.
 #
 # Every process started here is stopped by pid at exit, also when a scenario fails, in the order
 # slurmd needs: its health-check children, slurmd, slurmctld, munged. Exit status 0 = all passed.
@@ -198,6 +199,7 @@ setup_nhc() {
     (cd "$S/probe-classes" && "${java%/java}/jar" cf /etc/nhc/ext/nhc-e2e-probe.jar .)
     chmod 644 /etc/nhc/ext/nhc-e2e-probe.jar
     setup_fake_nvml
+    setup_fake_amdsmi
     write_config 0.5
 }
 
@@ -215,9 +217,49 @@ setup_fake_nvml() {
     log "fake NVML: $S/fake-nvml/libnvidia-ml.so.1 with 2 healthy GPUs (scenario.json beside it)"
 }
 
-# write_gpus healthy|lost: 2 H100s; "lost" makes GPU 1 answer GPU_IS_LOST (15), as after Xid 79.
+# The fake AMD SMI likewise (scenario.json beside it), with no AMD GPUs to start with.
+setup_fake_amdsmi() {
+    local built=$REPO/checks/target/fake-amdsmi/libamd_smi.so
+    if [ ! -f "$built" ] || [ "$REPO/checks/src/test/c/fake_amdsmi.c" -nt "$built" ]; then
+        make -s -C "$REPO/checks/src/test/c" AMD_OUT="$REPO/checks/target/fake-amdsmi" amd >"$S/log/fake-amdsmi-build.log" 2>&1 \
+            || { cat "$S/log/fake-amdsmi-build.log"; log "cannot build the fake AMD SMI from $REPO/checks/src/test/c"; exit 1; }
+    fi
+    mkdir -p "$S/fake-amdsmi"
+    cp "$built" "$S/fake-amdsmi/libamd_smi.so"
+    chmod 755 "$S/fake-amdsmi"
+    write_amd none
+    log "fake AMD SMI: $S/fake-amdsmi/libamd_smi.so with no GPUs (scenario.json beside it)"
+}
+
+# write_amd none|healthy|pending|uncorrectable: no AMD GPUs, or 2 MI300Xs; "pending" gives GPU 1 a bad
+# page pending retirement, "uncorrectable" an uncorrectable ECC error in its UMC (HBM).
+write_amd() {
+    local gpus= bad='[]' umc='"correctable": 0, "uncorrectable": 0, "deferred": 0'
+    [ "$1" = pending ] && bad='["reserved", "pending"]'
+    [ "$1" = uncorrectable ] && umc='"correctable": 0, "uncorrectable": 1, "deferred": 0'
+    if [ "$1" != none ]; then
+        gpus="
+    { \"market_name\": \"AMD Instinct MI300X\", \"uuid\": \"3fff74a1-0000-1000-8000-000000000000\", \"bdf\": \"0000:0c:00.0\",
+      \"ecc_enabled_blocks\": 1, \"ecc\": { \"UMC\": { \"correctable\": 0, \"uncorrectable\": 0, \"deferred\": 0 } }, \"bad_pages\": [] },
+    { \"market_name\": \"AMD Instinct MI300X\", \"uuid\": \"3fff74a1-0000-1000-8001-000000000001\", \"bdf\": \"0000:22:00.0\",
+      \"ecc_enabled_blocks\": 1, \"ecc\": { \"UMC\": { $umc } }, \"bad_pages\": $bad }"
+    fi
+    printf '{ "description": "nhc e2e: AMD GPUs %s", "driver_version": "6.8.5", "gpus": [%s\n  ] }\n' "$1" "$gpus" \
+        > "$S/fake-amdsmi/scenario.json.tmp"
+    chmod 644 "$S/fake-amdsmi/scenario.json.tmp"
+    mv "$S/fake-amdsmi/scenario.json.tmp" "$S/fake-amdsmi/scenario.json"
+}
+
+# write_gpus healthy|lost|none: 2 H100s; "lost" makes GPU 1 answer GPU_IS_LOST (15), as after Xid 79;
+# "none": no NVIDIA GPUs (an AMD node that has NVIDIA's library installed too).
 # Written beside and moved over, so a run never reads half a scenario.
 write_gpus() {
+    if [ "$1" = none ]; then
+        printf '{ "description": "nhc e2e: no NVIDIA GPUs", "driver_version": "535.161.08", "gpus": [] }\n' > "$S/fake-nvml/scenario.json.tmp"
+        chmod 644 "$S/fake-nvml/scenario.json.tmp"
+        mv "$S/fake-nvml/scenario.json.tmp" "$S/fake-nvml/scenario.json"
+        return
+    fi
     local lost=
     [ "$1" = lost ] && lost=',
       "returns": { "nvmlDeviceGetName": 15, "nvmlDeviceGetUUID": 15, "nvmlDeviceGetPersistenceMode": 15 }'
@@ -238,8 +280,9 @@ EOF
 }
 
 # write_config MAX_DRAINED_FRACTION [daemon]: the config slurmd's nhc-slurm reads. "cause" drains, "hwcause"
-# fails, a lost GPU in the fake NVML's scenario fails; with "daemon", also the daemon's section and a gpu.xid
-# check (NVML XID events reach it through the daemon; its kernel log is a file the test writes).
+# fails, a lost GPU in the fake NVML's scenario fails, and the same GPU checks judge the fake AMD SMI's GPUs;
+# with "daemon", also the daemon's section, a gpu.xid check (NVML XID events reach it through the daemon;
+# its kernel log is a file the test writes) and gpu.amd-events (AMD SMI's GPU events, likewise).
 write_config() {
     local daemon_part= xid_part=
     if [ "${2:-}" = daemon ]; then
@@ -247,7 +290,9 @@ write_config() {
   metrics_listen: 127.0.0.1:19464"
         xid_part="  - name: xid
     use: gpu.xid
-    with: { log: $S/kern.log, since_boot: false }"
+    with: { log: $S/kern.log, since_boot: false }
+  - name: amd-events
+    use: gpu.amd-events"
     fi
     cat > /etc/nhc/nhc.yaml.tmp <<EOF
 nhc: 1
@@ -259,6 +304,8 @@ settings:
   log_file: $S/log/nhc.log
   log_level: info
   nvml_library: $S/fake-nvml/libnvidia-ml.so.1
+gpu:
+  amd_smi_library: $S/fake-amdsmi/libamd_smi.so
 $daemon_part
 slurm:
   slurm_conf: $S/etc/slurm.conf
@@ -282,6 +329,10 @@ checks:
   - name: gpu
     use: gpu.inventory
     with: { count: 2 }
+  - name: gpu-ecc
+    use: gpu.ecc
+  - name: gpu-memory
+    use: gpu.memory-repair
 $xid_part
 EOF
     chmod 644 /etc/nhc/nhc.yaml.tmp
@@ -351,11 +402,24 @@ start_slurmctld() {
 # ---- scenarios -----------------------------------------------------------------------------------
 
 OTHER=
-# other_health_check PID: a child of slurmd running nhc other than PID (sets OTHER)
+# slurmd_child_of PID: the child of slurmd that PID runs under (bin/nhc runs java as its own child,
+# so the JVM that recorded its pid is a grandchild of slurmd, or further down)
+slurmd_child_of() {
+    local pid=$1 parent
+    while [ -n "$pid" ] && [ "$pid" -gt 1 ]; do
+        parent=$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')
+        [ "$parent" = "$PID_SLURMD" ] && { echo "$pid"; return 0; }
+        pid=$parent
+    done
+    echo "$1"
+}
+
+# other_health_check PID: a child of slurmd running nhc other than the one PID runs under (sets OTHER)
 other_health_check() {
-    local pid args
+    local pid args mine
+    mine=$(slurmd_child_of "$1")
     while read -r pid args; do
-        case $args in *nhc*|*java*) [ "$pid" != "$1" ] && { OTHER=$pid; return 0; } ;; esac
+        case $args in *nhc*|*java*) [ "$pid" != "$mine" ] && { OTHER=$pid; return 0; } ;; esac
     done < <(ps -o pid=,args= --ppid "$PID_SLURMD" 2>/dev/null)
     return 1
 }
@@ -442,6 +506,39 @@ scenario_gpu_lost() {
     else
         fail "node not resumed from FAIL: $(node_state)"
     fi
+}
+
+# amd_fault KIND CHECK REASON: the MI300X fault KIND drains the node with REASON; it resumes once the GPU is healthy.
+amd_fault() {
+    local t
+    write_amd "$1"; t=$(now_ms)
+    log "cause: MI300X GPU 1 $1 in $S/fake-amdsmi/scenario.json"
+    if wait_until 40 "node drained for the MI300X's $1" state_matches "^drained\|NHC: $2: GPU 1 \(0000:22:00\.0\): $3"; then
+        timing "MI300X $1 -> sinfo drained" $(( $(now_ms) - t ))
+        pass "drained with reason '$(node_state | cut -d'|' -f2)' $(secs $(( $(now_ms) - t ))) after the MI300X's $1"
+    else
+        fail "node not drained for the MI300X's $1: $(node_state)"
+    fi
+    write_amd healthy; t=$(now_ms)
+    if wait_until 40 "node idle again" state_is idle; then
+        pass "resumed $(secs $(( $(now_ms) - t ))) after the MI300X was healthy again"
+    else
+        fail "node not resumed after the MI300X was healthy again: $(node_state)"
+    fi
+}
+
+scenario_amd() {
+    log "=== 2c. the same GPU checks on an MI300X node (fake AMD SMI; NVIDIA's library installed too, with no GPUs)"
+    write_gpus none
+    write_amd healthy
+    wait_runs 1 || fail "no nhc run after switching to the MI300X node"
+    if state_is idle; then pass "2 healthy MI300Xs: node idle ($(node_state))"; else fail "2 healthy MI300Xs, but: $(node_state)"; fi
+    amd_fault pending gpu-memory "1 bad memory page is pending retirement and still in use"
+    amd_fault uncorrectable gpu-ecc "1 uncorrectable ECC error since the driver loaded, in UMC 1"
+    write_amd none
+    write_gpus healthy
+    wait_runs 1 || true
+    state_is idle || fail "not idle after switching back to the H100 node: $(node_state)"
 }
 
 scenario_admin_drain() {
@@ -721,6 +818,40 @@ scenario_daemon() {
     else fail "nhc-slurm with the daemon (median ${med_daemon} ms) is not far below the one-shot run (${med_one} ms): did it fall back?"; fi
 }
 
+scenario_daemon_amd() {
+    log "=== 11. nhc daemon on an MI300X node: an AMD SMI GPU reset event drains the node within a second"
+    write_gpus none
+    write_amd healthy
+    write_config 0.5 daemon
+    : > "$S/amd-events"; chmod 644 "$S/amd-events"
+    (NHC_FAKE_AMDSMI_EVENTS=$S/amd-events NHC_CDS=off exec "$APP/bin/nhc" daemon -c /etc/nhc/nhc.yaml >>"$S/log/daemon-amd.out" 2>&1) &
+    PID_DAEMON=$!
+    wait_until 60 "the daemon's first verdict" curl -sf http://127.0.0.1:19464/v1/verdict || { fail "no daemon verdict"; cat "$S/log/daemon-amd.out"; return; }
+    wait_until 30 "node idle with the daemon up on the MI300X node" state_is idle || { fail "not idle: $(node_state)"; return; }
+    local i ms times=()
+    for i in 1 2 3 4 5; do
+        echo "gpu=1 event=GPU_PRE_RESET" >> "$S/amd-events"
+        if ms=$(fast_wait_ms 10000 '^(drain|drained|draining)\|NHC: amd-events: GPU 1 \(0000:22:00\.0\): reset by amdgpu'); then
+            times+=("$ms")
+            log "GPU reset #$i (AMD SMI event) -> sinfo '$(node_state)' after ${ms} ms"
+        else
+            fail "GPU reset #$i did not drain the node within 10 s: $(node_state)"; break
+        fi
+        "$APP/bin/nhc" clear -c /etc/nhc/nhc.yaml amd-events >>"$S/log/clear.out" 2>&1 || fail "nhc clear amd-events through the daemon failed: $(tail -1 "$S/log/clear.out")"
+        wait_until 20 "node idle after nhc clear" state_is idle || { fail "not resumed after clear: $(node_state)"; break; }
+    done
+    if [ ${#times[@]} -eq 5 ]; then
+        local med; med=$(printf '%s\n' "${times[@]}" | median)
+        timing_ms "daemon: AMD GPU reset (AMD SMI event) -> sinfo drained, median of 5" "$med"
+        log "GPU reset -> DRAIN times (ms): ${times[*]}; median $med ms"
+        if [ "$med" -le 1000 ]; then pass "median ${med} ms from AMD SMI reset event to sinfo showing the drain (target <= 1000 ms)"; else fail "median ${med} ms from reset to drain, above 1 s"; fi
+    fi
+    stop_pid "nhc daemon" "$PID_DAEMON"; PID_DAEMON=
+    write_amd none
+    write_gpus healthy
+    write_config 0.5
+}
+
 # ---- main ----------------------------------------------------------------------------------------
 
 log "nhc Slurm e2e: app $APP, node $NODE, scratch $S"
@@ -730,10 +861,12 @@ start_cluster
 scenario_drain_and_resume
 scenario_fail_state
 scenario_gpu_lost
+scenario_amd
 scenario_admin_drain
 scenario_slurmctld_down
 scenario_circuit_breaker
 scenario_daemon
+scenario_daemon_amd
 log "transition timings (cause -> what sinfo/nhc showed; HealthCheckInterval=10, 5 in the daemon scenarios):"
 for line in "${TIMINGS[@]}"; do log "  $line"; done
 log "nhc runs seen: $(runs); health checks that failed (rc 1) per slurmd.log: $(grep -c 'health_check failed' "$S/log/slurmd.log")"

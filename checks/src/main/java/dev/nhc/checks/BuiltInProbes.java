@@ -4,6 +4,7 @@ import dev.nhc.checks.dcgm.DcgmDiagProbe;
 import dev.nhc.checks.dcgm.DcgmHealthProbe;
 import dev.nhc.checks.gpu.GpuEccProbe;
 import dev.nhc.checks.gpu.GpuInventoryProbe;
+import dev.nhc.checks.gpu.GpuLinksProbe;
 import dev.nhc.checks.gpu.GpuMemoryRepairProbe;
 import dev.nhc.checks.gpu.GpuNvlinkProbe;
 import dev.nhc.checks.gpu.GpuPcieProbe;
@@ -50,10 +51,12 @@ public final class BuiltInProbes implements ProbeCatalog {
         r.add("gpu.memory-repair", GpuMemoryRepairProbe.class);
         r.add("gpu.pcie", GpuPcieProbe.class);
         r.add("gpu.nvlink", GpuNvlinkProbe.class);
+        r.add("gpu.links", GpuLinksProbe.class);
         r.add("gpu.thermal", GpuThermalProbe.class);
         r.add("gpu.power", GpuPowerProbe.class);
         r.add("gpu.xid", GpuXidProbe.class);
         r.add("gpu.fabric", dev.nhc.checks.gpu.fabric.GpuFabricProbe.class);
+        r.add("gpu.amd-events", dev.nhc.checks.gpu.amd.GpuAmdEventsProbe.class);
 
         r.add("dcgm.health", DcgmHealthProbe.class);
         r.add("dcgm.diag", DcgmDiagProbe.class);

@@ -1,7 +1,11 @@
 package dev.nhc.checks;
 
 import dev.nhc.checks.dcgm.DcgmTestData;
+import dev.nhc.checks.gpu.FakeAmdSmi;
+import dev.nhc.checks.gpu.FakeGpus;
 import dev.nhc.checks.gpu.FakeNvml;
+import dev.nhc.checks.gpu.amd.AmdGpuEvents;
+import dev.nhc.checks.gpu.amd.GpuAmdEventsProbe;
 import dev.nhc.checks.gpu.GpuChecks;
 import dev.nhc.checks.gpu.capture.JsonWriter;
 import dev.nhc.checks.gpu.GpuFabricTest;
@@ -249,6 +253,29 @@ final class FieldScenarios {
             add(name, "NVML cannot be used", false, dir ->
                     check(nvml(dir, probe, json(driverNotLoaded())), name, with));
         }
+        // The vendor-neutral checks on AMD's GPUs (the fake AMD SMI, the fake NVML installed with none), and gpu.links on NVIDIA's.
+        for (Probe probe : GpuChecks.anyVendorProbes()) {
+            String name = probe.spec().name();
+            String with = switch (name) {
+                case "gpu.inventory" -> "{ count: 8, model: MI300X }";
+                case "gpu.links" -> "{ expected_links: " + FakeAmdSmi.XGMI_LINKS + " }";
+                default -> "{ }";
+            };
+            add(name, "eight healthy MI300Xs (fake AMD SMI)", true, dir -> {
+                FakeAmdSmi.use(FakeAmdSmi.scenario(FakeAmdSmi.healthyMi300xs(8)));
+                return check(FakeGpus.pipeline(dir, probe), name, with);
+            });
+        }
+        add("gpu.links", "eight healthy H100s (fake NVML)", true, dir ->
+                check(nvml(dir, new dev.nhc.checks.gpu.GpuLinksProbe(), json(FakeNvml.scenario(FakeNvml.healthyH100s(8)))), "gpu.links",
+                        "{ expected_links: 18 }"));
+        add("gpu.amd-events", "eight MI300Xs watched, one reset", true, dir -> {
+            write(dir, BOOT_ID, "boot-1\n");
+            AmdGpuEvents queue = new AmdGpuEvents();
+            queue.watching(8);
+            queue.add(new AmdGpuEvents.Event(2, "0000:38:00.0", AmdGpuEvents.Type.GPU_PRE_RESET, "reset", Instant.now()));
+            return check(new Pipeline(dir, new GpuAmdEventsProbe()).service(AmdGpuEvents.class, queue), "gpu.amd-events", "{ }");
+        });
         add("gpu.fabric", "eight H100s on a healthy NVSwitch fabric", true, dir -> {
             List<Map<String, Object>> gpus = new ArrayList<>();
             for (int i = 0; i < 8; i++) {

@@ -37,6 +37,7 @@ class ProbeFieldsTest {
     @AfterAll
     static void closeNvml() {
         dev.nhc.checks.gpu.nvml.NvmlSessions.closeAll();
+        dev.nhc.checks.gpu.amd.AmdSmiSessions.closeAll();
     }
 
     static List<FieldScenarios.Scenario> scenarios() {

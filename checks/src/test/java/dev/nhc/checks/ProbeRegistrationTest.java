@@ -2,7 +2,7 @@ package dev.nhc.checks;
 
 import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigException;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.rules.RuleEngine;
 import dev.nhc.engine.plan.ProbeRegistry;
 import org.junit.jupiter.api.Test;
@@ -23,7 +23,7 @@ class ProbeRegistrationTest {
     /** The built-in probes the README and {@code nhc list} document, by name. */
     private static final java.util.Set<String> BUILT_IN = java.util.Set.of(
             "command", "cpu", "dcgm.diag", "dcgm.health", "disk.mount", "disk.nvme", "disk.usage", "disk.writable", "file",
-            "gpu.ecc", "gpu.fabric", "gpu.inventory", "gpu.memory-repair", "gpu.nvlink", "gpu.pcie", "gpu.power", "gpu.thermal", "gpu.xid",
+            "gpu.amd-events", "gpu.ecc", "gpu.fabric", "gpu.inventory", "gpu.links", "gpu.memory-repair", "gpu.nvlink", "gpu.pcie", "gpu.power", "gpu.thermal", "gpu.xid",
             "ib.ports", "kernel.log", "kernel.module", "load", "memory", "net.interface", "process", "systemd.unit");
 
     @Test

@@ -4,8 +4,10 @@ import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nhc.engine.config.ConfigException;
 import dev.nhc.engine.config.ConfigProblem;
 import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.engine.report.JsonReport;
 import dev.nhc.model.Severity;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -38,6 +40,10 @@ import java.util.concurrent.Callable;
                 "  nhc backtest -c new.yaml --against /etc/nhc/nhc.yaml /srv/incidents",
                 "  nhc backtest -c nhc.yaml --labels corpus/labels.txt --json corpus/captures"})
 final class BacktestCommand implements Callable<Integer> {
+    /** Where it prints (see {@link Streams}): null when nhc calls it without picocli. */
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    private Streams io;
 
     @Mixin
     ConfigOption config = new ConfigOption();
@@ -66,7 +72,8 @@ final class BacktestCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Plan plan = config.load(Wiring.loader(), System.err);
+        io = Streams.of(spec);
+        Plan plan = config.load(Wiring.loader(), io.err());
         if (plan == null) {
             return ExitCodes.INVALID;
         }
@@ -77,9 +84,9 @@ final class BacktestCommand implements Callable<Integer> {
             } catch (ConfigException e) {
                 JsonOnError.configProblems(e.problems());
                 for (ConfigProblem p : e.problems()) {
-                    System.err.println(p);
+                    io.err().println(p);
                 }
-                System.err.println("nhc: the config given with --against is invalid; nothing was done");
+                io.err().println("nhc: the config given with --against is invalid; nothing was done");
                 return ExitCodes.INVALID;
             }
         }
@@ -88,17 +95,17 @@ final class BacktestCommand implements Callable<Integer> {
             try {
                 labels = Labels.read(labelsFile);
             } catch (Labels.Invalid e) {
-                System.err.println(e.getMessage());
-                System.err.println("nhc: the labels are invalid; nothing was done");
+                io.err().println(e.getMessage());
+                io.err().println("nhc: the labels are invalid; nothing was done");
                 return ExitCodes.INVALID;
             } catch (IOException e) {
-                System.err.println("nhc: " + e.getMessage() + "; nothing was done");
+                io.err().println("nhc: " + e.getMessage() + "; nothing was done");
                 return ExitCodes.INVALID;
             }
         }
         for (Path d : dirs) {
             if (!Files.exists(d)) {
-                System.err.println("nhc: " + d + ": no such file or directory; nothing was done");
+                io.err().println("nhc: " + d + ": no such file or directory; nothing was done");
                 return ExitCodes.INVALID;
             }
         }
@@ -115,17 +122,17 @@ final class BacktestCommand implements Callable<Integer> {
                 }
             }
         } catch (IOException e) {
-            System.err.println("nhc: cannot backtest: " + e.getMessage());
+            io.err().println("nhc: cannot backtest: " + e.getMessage());
             return ExitCodes.INTERNAL;
         }
         List<String> mismatches = labels == null ? List.of() : mismatches(rows, labels);
         if (json) {
-            System.out.println(json(rows, old == null ? null : before, labels));
+            io.out().println(json(rows, old == null ? null : before, labels));
         } else {
-            System.out.print(BacktestText.render(rows, old == null ? null : before, labels, verbose));
-            mismatches.forEach(m -> System.out.println("label: " + m));
+            io.out().print(BacktestText.render(rows, old == null ? null : before, labels, verbose));
+            mismatches.forEach(m -> io.out().println("label: " + m));
         }
-        System.out.flush();
+        io.out().flush();
         return mismatches.isEmpty() ? ExitCodes.OK : ExitCodes.FAIL;
     }
 

@@ -3,7 +3,9 @@ package dev.nhc.cli;
 import dev.nhc.engine.config.CheckConfig;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.PlannedCheck;
-import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.policy.ExitCodes;
+import dev.nhc.units.Durations;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -13,6 +15,11 @@ import java.util.concurrent.Callable;
 @Command(name = "check-config", description = {"Validate a config without running anything.",
         "Every problem is printed as FILE:LINE:COLUMN: message; exit 0 when valid, 2 when not."})
 final class CheckConfigCommand implements Callable<Integer> {
+    /** Where it prints (see {@link Streams}): null when nhc calls it without picocli. */
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    private Streams io;
+
     @Mixin
     ConfigOption config = new ConfigOption();
 
@@ -21,15 +28,16 @@ final class CheckConfigCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Plan plan = config.load(Wiring.loader(), System.err);
+        io = Streams.of(spec);
+        Plan plan = config.load(Wiring.loader(), io.err());
         if (plan == null) {
             return ExitCodes.INVALID;
         }
-        System.out.println(config.file() + ": valid, " + plan.checks().size() + (plan.checks().size() == 1 ? " check" : " checks"));
+        io.out().println(config.file() + ": valid, " + plan.checks().size() + (plan.checks().size() == 1 ? " check" : " checks"));
         for (PlannedCheck p : plan.checks()) {
             CheckConfig c = p.check();
-            System.out.println("  " + c.name() + " (" + c.use() + ")" + (c.on().toString().equals("*") ? "" : " on " + c.on())
-                    + (c.every() != null ? " every " + PlanExecutor.human(c.every()) : ""));
+            io.out().println("  " + c.name() + " (" + c.use() + ")" + (c.on().toString().equals("*") ? "" : " on " + c.on())
+                    + (c.every() != null ? " every " + Durations.human(c.every()) : ""));
         }
         return ExitCodes.OK;
     }

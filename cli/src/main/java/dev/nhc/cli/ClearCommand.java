@@ -2,9 +2,12 @@ package dev.nhc.cli;
 
 import dev.nhc.daemon.DaemonClient;
 import dev.nhc.daemon.DaemonSettings;
+import dev.nhc.engine.check.CheckState;
 import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.engine.run.RunLock;
 import dev.nhc.engine.state.StateStore;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -20,6 +23,11 @@ import java.util.concurrent.Callable;
         + "that stays failing until reboot), counters and consecutive-run counts.",
         "Run it after a repair that did not need a reboot; the next run judges the node afresh."})
 final class ClearCommand implements Callable<Integer> {
+    /** Where it prints (see {@link Streams}): null when nhc calls it without picocli. */
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    private Streams io;
+
     @Mixin
     ConfigOption config = new ConfigOption();
 
@@ -34,13 +42,14 @@ final class ClearCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Plan plan = config.load(Wiring.loader(), System.err);
+        io = Streams.of(spec);
+        Plan plan = config.load(Wiring.loader(), io.err());
         if (plan == null) {
             return ExitCodes.INVALID;
         }
         for (String name : checks) {
             if (plan.check(name).isEmpty()) {
-                System.err.println("nhc: clear " + name + ": no such check in " + config.file()
+                io.err().println("nhc: clear " + name + ": no such check in " + config.file()
                         + dev.nhc.engine.config.Suggest.didYouMean(name, plan.checks().stream().map(c -> c.name()).toList()));
                 return ExitCodes.INVALID;
             }
@@ -53,25 +62,21 @@ final class ClearCommand implements Callable<Integer> {
                 if (RunLock.heldByDaemon(holder[0])) {
                     return clearThroughTheDaemon(plan, holder[0]);
                 }
-                System.err.println("nhc: a run is in progress (" + holder[0] + "); try again when it has finished");
+                io.err().println("nhc: a run is in progress (" + holder[0] + "); try again when it has finished");
                 return ExitCodes.INTERNAL;
             }
-            try (RunLock held = lock.get()) {
-                StateStore state = new StateStore(dir);
+            try (RunLock held = lock.get(); StateStore state = new StateStore(dir)) {
                 for (String name : checks) {
-                    plan.check(name).get().probe().clear(state.section("check." + name));
-                    state.section("rules." + name).clear();
-                    state.section("schedule").remove("last_run." + name);
-                    state.section("schedule").remove("last_findings." + name);
-                    System.out.println("cleared " + name);
+                    // Nothing runs while the lock is held: the check's state is forgotten now, as its unit in the daemon does.
+                    new CheckState(state, name).forget(plan.check(name).get().probe());
+                    io.out().println("cleared " + name);
                 }
-                state.flush();
             }
         } catch (dev.nhc.engine.files.UntrustedPathException e) {
-            System.err.println("nhc: " + dev.nhc.engine.state.StateDirectory.refusal(dir, e));
+            io.err().println("nhc: " + dev.nhc.engine.state.StateDirectory.refusal(dir, e));
             return ExitCodes.INTERNAL;
         } catch (IOException e) {
-            System.err.println("nhc: cannot change state in " + dir + ": " + e.getMessage());
+            io.err().println("nhc: cannot change state in " + dir + ": " + e.getMessage());
             return ExitCodes.INTERNAL;
         }
         return ExitCodes.OK;
@@ -81,20 +86,21 @@ final class ClearCommand implements Callable<Integer> {
     private int clearThroughTheDaemon(Plan plan, String holder) {
         Path socket = DaemonSettings.of(plan).socket();
         if (socket == null) {
-            System.err.println("nhc: nhc " + holder + " holds the state and has no socket (daemon.socket) to ask; "
+            io.err().println("nhc: nhc " + holder + " holds the state and has no socket (daemon.socket) to ask; "
                     + "stop it, clear, and start it again");
             return ExitCodes.INTERNAL;
         }
         try {
             DaemonClient.Reply r = DaemonClient.clear(socket, checks);
             if (!r.ok()) {
-                System.err.println("nhc: the daemon (" + socket + ") did not clear: " + r.text());
+                io.err().println("nhc: the daemon (" + socket + ") did not clear: " + r.text());
                 return ExitCodes.INTERNAL;
             }
-            System.out.print(r.text());
+            io.out().print(r.text());
+            io.out().flush();
             return r.exitCode();
         } catch (IOException e) {
-            System.err.println("nhc: nhc " + holder + " holds the state but does not answer on " + socket + " (" + e.getMessage()
+            io.err().println("nhc: nhc " + holder + " holds the state but does not answer on " + socket + " (" + e.getMessage()
                     + "); stop it, clear, and start it again");
             return ExitCodes.INTERNAL;
         }

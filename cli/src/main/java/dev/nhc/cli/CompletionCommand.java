@@ -1,5 +1,6 @@
 package dev.nhc.cli;
 
+import dev.nhc.engine.policy.ExitCodes;
 import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,6 +16,11 @@ import java.util.concurrent.Callable;
 @Command(name = "completion", description = {"Print the completion script for a shell (bash; zsh loads it through bashcompinit).",
         "The packages install it; by hand: source <(nhc completion bash)"})
 final class CompletionCommand implements Callable<Integer> {
+    /** Where it prints (see {@link Streams}): null when nhc calls it without picocli. */
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    private Streams io;
+
     @Parameters(paramLabel = "SHELL", description = "The shell: bash.")
     String shell;
 
@@ -23,12 +29,13 @@ final class CompletionCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        io = Streams.of(spec);
         if (!"bash".equals(shell)) {
-            System.err.println("nhc: completion: unsupported shell '" + shell + "' (supported: bash; zsh can source it through bashcompinit)");
+            io.err().println("nhc: completion: unsupported shell '" + shell + "' (supported: bash; zsh can source it through bashcompinit)");
             return ExitCodes.INVALID;
         }
-        System.out.print(AutoComplete.bash("nhc", new CommandLine(new Main())));
-        System.out.flush();
+        io.out().print(AutoComplete.bash("nhc", new CommandLine(new Main())));
+        io.out().flush();
         return ExitCodes.OK;
     }
 }

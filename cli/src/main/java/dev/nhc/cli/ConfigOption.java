@@ -2,11 +2,11 @@ package dev.nhc.cli;
 
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.config.ConfigException;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.config.ConfigProblem;
 import picocli.CommandLine.Option;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 
 /** The {@code -c FILE} option shared by the commands that read a config, and the one place config errors are printed. */
@@ -22,7 +22,7 @@ final class ConfigOption {
     }
 
     /** Loads the config, or prints every problem as file:line:column and returns null. */
-    Plan load(ConfigLoader loader, PrintStream err) {
+    Plan load(ConfigLoader loader, PrintWriter err) {
         try {
             return loader.load(file);
         } catch (ConfigException e) {

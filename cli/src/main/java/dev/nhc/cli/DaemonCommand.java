@@ -1,12 +1,14 @@
 package dev.nhc.cli;
 
+import dev.nhc.checks.gpu.amd.AmdGpuEvents;
 import dev.nhc.checks.gpu.xid.NvmlXidEvents;
 import dev.nhc.cli.logging.Logging;
 import dev.nhc.daemon.Daemon;
 import dev.nhc.daemon.DaemonPlugin;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.Plan;
-import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.policy.ExitCodes;
+import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.engine.plan.SiteJars;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -34,7 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
                         + "127.0.0.1:10998) in front of dstack-shim on dstack.shim (default 127.0.0.1:11998), so that dstack "
                         + "sees nhc's verdict as the host's health.",
                 "",
-                "A critical XID reported by NVML, or new kernel log lines, re-run the GPU and kernel-log checks at once "
+                "A critical XID reported by NVML, a GPU event reported by AMD SMI (a reset), or new kernel log lines, re-run the GPU and kernel-log checks at once "
                         + "instead of at the next interval. The daemon holds the node's run lock: a one-shot 'nhc run' "
                         + "started meanwhile steps aside.",
                 "",
@@ -74,10 +76,12 @@ final class DaemonCommand implements Callable<Integer> {
         List<DaemonPlugin> plugins = new ArrayList<>();
         ServiceLoader.load(DaemonPlugin.class, SiteJars.loader()).forEach(plugins::add);
         NvmlXidEvents xids = new NvmlXidEvents();
+        AmdGpuEvents amdEvents = new AmdGpuEvents();
         if (InheritedHangup.takeBack()) {
             System.err.println("nhc daemon: SIGHUP was ignored by whoever started nhc (nohup?); it reloads the config all the same");
         }
-        return Daemon.run(source, new PlanExecutor(Clock.systemUTC()), node, System.err, Map.of(NvmlXidEvents.class, xids), plugins,
-                List.of(new NvmlXidTrigger(xids, Clock.systemUTC()), new KernelLogTrigger()));
+        return Daemon.run(source, SeverityPolicy.STANDARD, node, NodeName.fullName(overrides.hostname), System.err,
+                Map.of(NvmlXidEvents.class, xids, AmdGpuEvents.class, amdEvents), plugins,
+                List.of(new NvmlXidTrigger(xids, Clock.systemUTC()), new AmdSmiEventTrigger(amdEvents, Clock.systemUTC()), new KernelLogTrigger()));
     }
 }

@@ -5,12 +5,14 @@ import dev.nhc.cli.lbnl.LbnlImporter.Entry;
 import dev.nhc.cli.lbnl.LbnlImporter.Kind;
 import dev.nhc.cli.lbnl.Sysconfig;
 import dev.nhc.cli.lbnl.YamlWriter;
+import dev.nhc.engine.policy.ExitCodes;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +31,10 @@ import java.util.concurrent.Callable;
         "Exit 0 when every line was translated or carried over, 1 when some were refused (the output has them as "
                 + "comments), 2 when the file cannot be read."})
 final class ImportLbnlCommand implements Callable<Integer> {
+    /** Where it prints (see {@link Streams}). */
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     /** A config bigger than this is not an nhc.conf. */
     private static final long MAX_BYTES = 4L << 20;
 
@@ -50,10 +56,11 @@ final class ImportLbnlCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return run(System.out, System.err);
+        Streams io = Streams.of(spec);
+        return run(io.out(), io.err());
     }
 
-    int run(PrintStream out, PrintStream err) {
+    private int run(PrintWriter out, PrintWriter err) {
         if (!lbnlNhc.startsWith("/")) {
             err.println("nhc: --lbnl-nhc must be an absolute path, not '" + lbnlNhc + "'");
             return ExitCodes.INVALID;
@@ -130,7 +137,7 @@ final class ImportLbnlCommand implements Callable<Integer> {
             err.println(path + ": not UTF-8 text");
             return null;
         } catch (IOException e) {
-            err.println(path + ": cannot read it: " + ExitCodes.describe(e));
+            err.println(path + ": cannot read it: " + Main.describe(e));
             return null;
         }
     }

@@ -1,6 +1,8 @@
 package dev.nhc.cli;
 
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.checks.gpu.GpuVendor;
+import dev.nhc.engine.policy.ExitCodes;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.config.ConfigSection;
 import dev.nhc.engine.config.Settings;
 import dev.nhc.probe.DefaultRule;
@@ -8,15 +10,16 @@ import dev.nhc.probe.FieldSpec;
 import dev.nhc.probe.ParamSpec;
 import dev.nhc.probe.Probe;
 import dev.nhc.engine.plan.ProbeRegistry;
-import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.probe.ProbeSpec;
+import dev.nhc.units.Durations;
 import dev.nhc.units.Unit;
 import dev.nhc.engine.plan.SiteJars;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +31,11 @@ import java.util.concurrent.Callable;
         + "with units, usable in 'warn:' and 'fail:'), and its default rules. Also the keys of a check, of 'settings:' "
         + "and of the integrations' sections."})
 final class ListCommand implements Callable<Integer> {
+    /** Where it prints (see {@link Streams}): null when nhc calls it without picocli. */
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    private Streams io;
+
     /** What {@code nhc list TOPIC} documents besides probes: the keys of a check and of settings:. */
     private static final String CHECK = "check";
     private static final String SETTINGS = "settings";
@@ -45,8 +53,9 @@ final class ListCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        io = Streams.of(spec);
         ProbeRegistry registry = ProbeRegistry.load();
-        PrintStream out = System.out;
+        PrintWriter out = io.out();
         List<ConfigSection> sections = new ArrayList<>();
         ServiceLoader.load(ConfigSection.class, SiteJars.loader()).forEach(sections::add);
         List<String> topics = new ArrayList<>(registry.names());
@@ -55,7 +64,7 @@ final class ListCommand implements Callable<Integer> {
         sections.forEach(sec -> topics.add(sec.key()));
         for (String n : names) {
             if (!topics.contains(n)) {
-                System.err.println("nhc: no probe or topic named '" + n + "'" + dev.nhc.engine.config.Suggest.didYouMean(n, topics)
+                io.err().println("nhc: no probe or topic named '" + n + "'" + dev.nhc.engine.config.Suggest.didYouMean(n, topics)
                         + " (topics besides probes: " + String.join(", ", topics.subList(registry.names().size(), topics.size())) + ")");
                 return ExitCodes.INVALID;
             }
@@ -101,13 +110,18 @@ final class ListCommand implements Callable<Integer> {
         return names.isEmpty() || names.contains(topic);
     }
 
-    private static void printProbe(PrintStream out, ProbeSpec s) {
+    private static void printProbe(PrintWriter out, ProbeSpec s) {
         out.println(s.name());
         out.println("  " + s.description());
         out.println("  entities: " + s.entities() + " (" + s.entityKind().label() + ")"
                 + (s.timeoutFails() ? "; a probe that hangs FAILS the check" : ""));
         if (!s.tags().isEmpty()) {
             out.println("  tags: " + String.join(", ", s.tags()));
+        }
+        java.util.Set<GpuVendor> vendors = GpuVendor.supportedBy(s);
+        if (!vendors.isEmpty()) {
+            out.println("  GPU vendors: " + String.join(", ", vendors.stream().map(v -> v.displayName() + " (" + v.library() + ")").toList())
+                    + "; skipped on a host without their GPUs");
         }
         if (!s.params().isEmpty()) {
             out.println("  with:");
@@ -129,7 +143,7 @@ final class ListCommand implements Callable<Integer> {
         out.println();
     }
 
-    private static void printParams(PrintStream out, List<ParamSpec<?>> params) {
+    private static void printParams(PrintWriter out, List<ParamSpec<?>> params) {
         for (ParamSpec<?> p : params) {
             String def = p.isRequired() ? "required" : p.defaultValue() == null ? "optional" : "default " + show(p.defaultValue());
             String type = p.allowed().isEmpty() ? p.type().label() : String.join("|", p.allowed());
@@ -139,7 +153,7 @@ final class ListCommand implements Callable<Integer> {
 
     private static String show(Object v) {
         if (v instanceof Duration d) {
-            return PlanExecutor.human(d);
+            return Durations.human(d);
         }
         return String.valueOf(v);
     }

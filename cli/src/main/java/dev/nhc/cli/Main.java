@@ -1,5 +1,6 @@
 package dev.nhc.cli;
 
+import dev.nhc.engine.policy.ExitCodes;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -38,11 +39,14 @@ public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** {@link ExitCodes#FAIL} as the JVM's status under bin/nhc, which alone tells it from a JVM that could not start (also 1). */
+    static final int FAIL_VIA_LAUNCHER = 101;
+
     public static void main(String[] args) {
         int code = run(args);
         // Run by bin/nhc: "a check failed" gets its own status, since a JVM that cannot start exits 1 too;
         // the launcher turns it back into 1 and anything else the JVM ends with into 3 (see bin/nhc).
-        System.exit(code == ExitCodes.FAIL && System.getProperty("nhc.launcher") != null ? ExitCodes.FAIL_VIA_LAUNCHER : code);
+        System.exit(code == ExitCodes.FAIL && System.getProperty("nhc.launcher") != null ? FAIL_VIA_LAUNCHER : code);
     }
 
     /**
@@ -104,8 +108,14 @@ public final class Main implements Runnable {
         return cl.execute(rest);
     }
 
+    /** A throwable as a user reads it: its kind and message, on one line. */
+    static String describe(Throwable t) {
+        String m = t.getMessage();
+        return t.getClass().getSimpleName() + (m == null ? "" : ": " + m.replace('\n', ' '));
+    }
+
     private static String internalError(Throwable t) {
-        return "nhc: internal error: " + ExitCodes.describe(t) + " (please report this; nothing was done)";
+        return "nhc: internal error: " + Main.describe(t) + " (please report this; nothing was done)";
     }
 
     /**
@@ -143,6 +153,6 @@ public final class Main implements Runnable {
             new VersionCommand().call();
             return;
         }
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 }

@@ -1,5 +1,6 @@
 package dev.nhc.cli;
 
+import dev.nhc.checks.gpu.GpuVendor;
 import dev.nhc.checks.gpu.nvml.XidEventWatcher;
 import dev.nhc.checks.gpu.xid.NvmlXidEvents;
 import dev.nhc.daemon.RecheckTrigger;
@@ -14,7 +15,7 @@ import java.util.function.Consumer;
 /**
  * The daemon's NVML XID events: each critical XID goes into the {@link NvmlXidEvents} queue that
  * {@code gpu.xid} judges, and the GPU checks re-run at once. Started only when the plan has GPU
- * checks, so a host without them never loads NVML.
+ * checks that are not AMD's alone, so a host without them never loads NVML.
  */
 final class NvmlXidTrigger implements RecheckTrigger {
     private final NvmlXidEvents events;
@@ -34,7 +35,8 @@ final class NvmlXidTrigger implements RecheckTrigger {
     public synchronized void start(Plan plan, Consumer<String> recheck) {
         boolean gpu = false;
         for (PlannedCheck c : plan.checks()) {
-            gpu |= c.spec().hasTag(Tags.GPU);
+            // every GPU check but AMD's alone (gpu.xid reads the kernel log and names no library)
+            gpu |= c.spec().hasTag(Tags.GPU) && (c.spec().hasTag(GpuVendor.NVIDIA.tag()) || !c.spec().hasTag(GpuVendor.AMD.tag()));
         }
         String lib = String.valueOf(plan.settings().get(Settings.NVML_LIBRARY));
         if (gpu && watcher != null && lib.equals(library)) {

@@ -4,10 +4,11 @@ import dev.nhc.checks.capture.CaptureFile;
 import dev.nhc.checks.replay.CaptureKind;
 import dev.nhc.checks.replay.ReplayInputs;
 import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.engine.report.JsonReport;
 import dev.nhc.engine.report.TextReport;
-import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.model.Verdict;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -16,7 +17,6 @@ import picocli.CommandLine.Parameters;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -29,26 +29,37 @@ import java.util.concurrent.Callable;
                         + "'nhc run', applied to captures of one node, each told apart by its content: nvidia-smi "
                         + "(-q with or without its header, whole, a -d subset or a part; its table; --query-gpu CSV; "
                         + "nvlink --status; or only its error lines), dcgmi diag (JSON of DCGM 2 to 4, or its table), "
-                        + "dcgmi health, a kernel log, ibstat, a fabric manager log. "
+                        + "dcgmi health, AMD's amd-smi static/metric/list/bad-pages (--json; bad-pages also as text) or rocm-smi --json, "
+                        + "a kernel log, ibstat, a fabric manager log. "
                         + "Checks whose data the captures do not hold are listed as skipped and do not count. "
                         + "What a capture should hold and does not (cut off, garbled) is UNKNOWN with its line, never a pass. "
                         + "Nothing on this machine is read or changed: no NVML, no state directory, no Slurm."},
         footerHeading = "%nExamples:%n",
         footer = {"  nhc replay -c /etc/nhc/nhc.yaml ticket-4711.txt",
                 "  nhc replay -c nhc.yaml q.txt nvlink.txt dmesg.txt --json",
+                "  nhc replay -c nhc.yaml amd-smi-static.json amd-smi-metric.json bad-pages.txt",
                 "  nhc replay -c nhc.yaml --ibstat ibstat.txt --kernel-log <(journalctl -k)"})
 final class ReplayCommand implements Callable<Integer> {
+    /** Where it prints (see {@link Streams}): null when nhc calls it without picocli. */
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    private Streams io;
 
     @Mixin
     ConfigOption config = new ConfigOption();
 
     @Parameters(paramLabel = "CAPTURE", arity = "0..*",
-            description = "Captures of one node, each read as what its content shows it is (nvidia-smi, dcgmi, kernel log, ibstat, fabric manager log).")
+            description = "Captures of one node, each read as what its content shows it is (nvidia-smi, amd-smi, rocm-smi, dcgmi, kernel log, ibstat, fabric manager log).")
     List<Path> positional = new ArrayList<>();
 
     @Option(names = "--nvidia-smi-q", arity = "1", paramLabel = "FILE",
             description = "nvidia-smi output (-q, its table, --query-gpu CSV, nvlink --status, its error lines); repeat to combine captures of one node.")
     List<Path> captures = new ArrayList<>();
+
+    @Option(names = "--amd-smi", arity = "1", paramLabel = "FILE",
+            description = "An 'amd-smi static|metric|list|bad-pages --json', 'amd-smi bad-pages' or 'rocm-smi --json' capture of AMD GPUs;"
+                    + " repeat to combine captures of one node.")
+    List<Path> amdCaptures = new ArrayList<>();
 
     @Option(names = "--kernel-log", paramLabel = "FILE",
             description = "A kernel log (dmesg, journalctl -k, /var/log/kern.log) for gpu.xid and kernel.log checks; read whole.")
@@ -84,13 +95,14 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Plan plan = config.load(Wiring.loader(), System.err);
+        io = Streams.of(spec);
+        Plan plan = config.load(Wiring.loader(), io.err());
         if (plan == null) {
             return ExitCodes.INVALID;
         }
-        if (positional.isEmpty() && captures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null && ibstatFile == null
+        if (positional.isEmpty() && captures.isEmpty() && amdCaptures.isEmpty() && kernelLog == null && dcgmiHealth == null && dcgmiDiag == null && ibstatFile == null
                 && fabricManagerLog == null) {
-            System.err.println("nhc: replay needs at least one capture: CAPTURE..., --nvidia-smi-q, --kernel-log, --dcgmi-health-json,"
+            io.err().println("nhc: replay needs at least one capture: CAPTURE..., --nvidia-smi-q, --amd-smi, --kernel-log, --dcgmi-health-json,"
                     + " --dcgmi-diag-json, --ibstat or --fabricmanager-log");
             return ExitCodes.INVALID;
         }
@@ -99,7 +111,7 @@ final class ReplayCommand implements Callable<Integer> {
             // Rates and for: N need history a capture does not have: a throw-away state, never the node's.
             scratch = Files.createTempDirectory("nhc-replay");
         } catch (IOException e) {
-            System.err.println("nhc: cannot create a scratch directory for the replay: " + e.getMessage());
+            io.err().println("nhc: cannot create a scratch directory for the replay: " + e.getMessage());
             return ExitCodes.INTERNAL;
         }
         try {
@@ -111,14 +123,14 @@ final class ReplayCommand implements Callable<Integer> {
             Verdict verdict = Replay.judge(plan, inputs, hostname, scratch);
             List<String> notes = inputs.notes();
             if (json) {
-                System.out.println(JsonReport.render(verdict, notes));
+                io.out().println(JsonReport.render(verdict, notes));
             } else {
-                System.out.print(TextReport.render(verdict, verbose, notes));
+                io.out().print(TextReport.render(verdict, verbose, notes));
             }
-            System.out.flush();
-            return new PlanExecutor(Clock.systemUTC()).policy().exitCode(verdict.severity(), false);
+            io.out().flush();
+            return ExitCodes.of(verdict.severity(), false);
         } catch (IOException e) {
-            System.err.println("nhc: cannot replay: " + e.getMessage());
+            io.err().println("nhc: cannot replay: " + e.getMessage());
             return ExitCodes.INTERNAL;
         } finally {
             Replay.deleteQuietly(scratch);
@@ -131,6 +143,9 @@ final class ReplayCommand implements Callable<Integer> {
         for (Path p : captures) {
             given.add(new Given(CaptureKind.NVIDIA_SMI, p));
         }
+        for (Path p : amdCaptures) {
+            given.add(new Given(CaptureKind.AMD_SMI, p));
+        }
         add(given, CaptureKind.KERNEL_LOG, kernelLog);
         add(given, CaptureKind.DCGMI_HEALTH, dcgmiHealth);
         add(given, CaptureKind.DCGMI_DIAG, dcgmiDiag);
@@ -142,7 +157,7 @@ final class ReplayCommand implements Callable<Integer> {
                 // (a pipe is read once, with the bound of its option's kind, and not looked at first)
                 Optional<CaptureKind> shows = Files.isRegularFile(g.file()) ? inputs.recognise(g.file()) : Optional.empty();
                 if (shows.isPresent() && shows.get() != g.kind()) {
-                    System.err.println("nhc: " + g.file() + " is a capture of " + shows.get().label() + ", given as one of " + g.kind().label()
+                    io.err().println("nhc: " + g.file() + " is a capture of " + shows.get().label() + ", given as one of " + g.kind().label()
                             + "; give it without an option (nhc tells captures apart by their content); nothing was judged");
                     return ExitCodes.INVALID;
                 }
@@ -150,7 +165,7 @@ final class ReplayCommand implements Callable<Integer> {
             for (Path p : positional) {
                 Optional<CaptureKind> kind = inputs.recognise(p);
                 if (kind.isEmpty()) {
-                    System.err.println("nhc: cannot tell what " + p + " is: it is none of the captures nhc reads (nvidia-smi, dcgmi diag or health,"
+                    io.err().println("nhc: cannot tell what " + p + " is: it is none of the captures nhc reads (nvidia-smi, amd-smi, rocm-smi, dcgmi diag or health,"
                             + " a kernel log, ibstat, a fabric manager log); give it with the option of its tool if it is one; nothing was judged");
                     return ExitCodes.INVALID;
                 }
@@ -160,13 +175,13 @@ final class ReplayCommand implements Callable<Integer> {
                 inputs.add(g.kind(), g.file(), g.file().toString());
             }
         } catch (CaptureFile.Refused e) {
-            System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+            io.err().println("nhc: " + e.getMessage() + "; nothing was judged");
             return ExitCodes.INVALID;
         } catch (ReplayInputs.Mismatch e) {
-            System.err.println("nhc: " + e.getMessage() + "; nothing was judged");
+            io.err().println("nhc: " + e.getMessage() + "; nothing was judged");
             return ExitCodes.INVALID;
         } catch (IOException e) {
-            System.err.println("nhc: cannot read a capture: " + e.getMessage() + "; nothing was judged");
+            io.err().println("nhc: cannot read a capture: " + e.getMessage() + "; nothing was judged");
             return ExitCodes.INVALID;
         }
         return null;

@@ -4,6 +4,7 @@ import dev.nhc.cli.logging.Logging;
 import dev.nhc.engine.action.VerdictAction;
 import dev.nhc.daemon.DaemonSettings;
 import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.policy.ExitCodes;
 import dev.nhc.model.Verdict;
 import dev.nhc.engine.report.JsonReport;
 import dev.nhc.engine.report.TextReport;
@@ -14,6 +15,7 @@ import dev.nhc.engine.files.UntrustedPathException;
 import dev.nhc.engine.state.StateDirectory;
 import dev.nhc.engine.state.StateStore;
 import dev.nhc.engine.plan.SiteJars;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -45,6 +47,10 @@ import java.util.concurrent.Callable;
                 "  nhc run --json | jq .findings     machine-readable verdict",
                 "  nhc run --only root-fs gpu-ecc    just these checks (runs 'every:' checks even when not due)"})
 final class RunCommand implements Callable<Integer> {
+    /** Where it prints (see {@link Streams}): null when nhc calls it without picocli. */
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    private Streams io;
 
     @Mixin
     ConfigOption config = new ConfigOption();
@@ -69,14 +75,15 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        io = Streams.of(spec);
         boolean slurmMode = slurm || System.getenv("SLURMD_NODENAME") != null;
-        Plan plan = config.load(Wiring.loader(), System.err);
+        Plan plan = config.load(Wiring.loader(), io.err());
         if (plan == null) {
             return ExitCodes.INVALID;
         }
         String refused = overrides.refusal();
         if (refused != null) {
-            System.err.println("nhc: " + refused + "; nothing was done");
+            io.err().println("nhc: " + refused + "; nothing was done");
             return ExitCodes.INVALID;
         }
         plan = overrides.apply(plan);
@@ -86,13 +93,13 @@ final class RunCommand implements Callable<Integer> {
             action = ServiceLoader.load(VerdictAction.class, SiteJars.loader()).stream().map(ServiceLoader.Provider::get)
                     .filter(a -> a.name().equals("slurm")).findFirst();
             if (action.isEmpty()) {
-                System.err.println("nhc: --slurm needs the Slurm integration (nhc-slurm-integration jar), which is not installed; nothing was done");
+                io.err().println("nhc: --slurm needs the Slurm integration (nhc-slurm-integration jar), which is not installed; nothing was done");
                 return ExitCodes.INTERNAL;
             }
         }
         for (String name : only) {
             if (plan.check(name).isEmpty()) {
-                System.err.println("nhc: --only " + name + ": no such check in " + config.file()
+                io.err().println("nhc: --only " + name + ": no such check in " + config.file()
                         + dev.nhc.engine.config.Suggest.didYouMean(name, plan.checks().stream().map(c -> c.name()).toList()));
                 return ExitCodes.INVALID;
             }
@@ -104,10 +111,10 @@ final class RunCommand implements Callable<Integer> {
         try {
             lock = RunLock.tryAcquire(dir, holder);
         } catch (UntrustedPathException e) {
-            System.err.println("nhc: " + StateDirectory.refusal(dir, e) + "; nothing was done");
+            io.err().println("nhc: " + StateDirectory.refusal(dir, e) + "; nothing was done");
             return ExitCodes.INTERNAL;
         } catch (IOException e) {
-            System.err.println("nhc: cannot use state directory " + dir + ": " + e.getMessage() + " (set settings.state_dir); nothing was done");
+            io.err().println("nhc: cannot use state directory " + dir + ": " + e.getMessage() + " (set settings.state_dir); nothing was done");
             return ExitCodes.INTERNAL;
         }
         if (lock.isEmpty()) {
@@ -115,15 +122,15 @@ final class RunCommand implements Callable<Integer> {
                 // bin/nhc-slurm comes here only when the daemon gave it no verdict (starting, stuck, another config, or no
                 // slurm: section, so nothing acts on Slurm). Judging beside the daemon would race it over the same state:
                 // say so where the admin looks (slurmd.log copies stdout) and do not pass as healthy.
-                System.out.println("nhc: nhc " + holder[0] + " holds " + node + "'s checks but gave no verdict for Slurm; see its log"
+                io.out().println("nhc: nhc " + holder[0] + " holds " + node + "'s checks but gave no verdict for Slurm; see its log"
                         + " (a config without a slurm: section does not act on Slurm). Nothing was judged by this run.");
                 return ExitCodes.FAIL;
             } else if (RunLock.heldByDaemon(holder[0])) {
                 // The daemon judges and acts for this node; its verdict is on daemon.metrics_listen (/v1/verdict).
-                System.err.println("nhc: nhc " + holder[0] + " holds " + node + "'s state and acts for it; this run does nothing"
+                io.err().println("nhc: nhc " + holder[0] + " holds " + node + "'s state and acts for it; this run does nothing"
                         + " (its verdict: curl -s http://" + DaemonSettings.of(plan).metricsListen() + "/v1/verdict)");
             } else {
-                System.err.println("nhc: another run is in progress on " + node + " (" + holder[0] + "); this run does nothing");
+                io.err().println("nhc: another run is in progress on " + node + " (" + holder[0] + "); this run does nothing");
             }
             return ExitCodes.OK;
         }
@@ -156,14 +163,14 @@ final class RunCommand implements Callable<Integer> {
                 notes.add(unsaved);
             }
             if (json) {
-                System.out.println(JsonReport.render(verdict, notes));
+                io.out().println(JsonReport.render(verdict, notes));
             } else {
-                System.out.print(TextReport.render(verdict, verbose, notes));
+                io.out().print(TextReport.render(verdict, verbose, notes));
             }
-            System.out.flush();
-            return executor.policy().exitCode(verdict.severity(), forcedFailure);
+            io.out().flush();
+            return ExitCodes.of(verdict.severity(), forcedFailure);
         } catch (IOException e) {
-            System.err.println("nhc: cannot release the run lock in " + dir + ": " + e.getMessage());
+            io.err().println("nhc: cannot release the run lock in " + dir + ": " + e.getMessage());
             return ExitCodes.INTERNAL;
         }
     }

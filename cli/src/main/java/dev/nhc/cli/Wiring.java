@@ -1,6 +1,6 @@
 package dev.nhc.cli;
 
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.ProbeRegistry;
 import dev.nhc.rules.RuleEngine;
 

@@ -6,7 +6,7 @@ import dev.nhc.cli.lbnl.LbnlImporter.Kind;
 import dev.nhc.cli.lbnl.ShellWords;
 import dev.nhc.cli.lbnl.YamlWriter;
 import dev.nhc.engine.config.ConfigException;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.ProbeRegistry;
 import dev.nhc.rules.RuleEngine;
 import org.junit.jupiter.api.Tag;

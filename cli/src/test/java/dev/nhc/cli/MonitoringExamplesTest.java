@@ -86,7 +86,7 @@ class MonitoringExamplesTest {
         DaemonStatus status = new DaemonStatus(v, Map.of("gpus", t, "gpu-xid", t, "root-space", t), t, List.of(), 0, 1, 0);
         exported = new HashMap<>();
         SlurmPlugin slurm = new SlurmPlugin();
-        for (MetricSnapshot m : new NhcMetrics(() -> status, () -> Map.of("dstack_fleet_name", "f"), slurm::metrics).collect()) {
+        for (MetricSnapshot m : new NhcMetrics(dev.nhc.engine.policy.SeverityPolicy.STANDARD, () -> status, () -> Map.of("dstack_fleet_name", "f"), slurm::metrics).collect()) {
             String name = m.getMetadata().getPrometheusName() + (m instanceof CounterSnapshot ? "_total" : "");
             Set<String> labels = exported.computeIfAbsent(name, k -> new TreeSet<>());
             for (DataPointSnapshot p : m.getDataPoints()) {

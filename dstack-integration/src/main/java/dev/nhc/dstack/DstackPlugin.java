@@ -49,7 +49,7 @@ public final class DstackPlugin implements DaemonPlugin {
             return null;
         }
         ShimProxy px = new ShimProxy(s.listen(), s.shim(), s.proxyThreads(), s.shimTimeout(), daemon::verdict,
-                () -> daemon.plan().settings().onUnknown(), stats, daemon::fatal).start();
+                () -> daemon.plan().settings().onUnknown(), new HealthMerge(daemon.policy()), stats, daemon::fatal).start();
         daemon.log("dstack shim health proxy on " + px.address().getHostString() + ":" + px.address().getPort()
                 + " in front of dstack-shim on " + s.shim());
         return px;

@@ -1,6 +1,7 @@
 package dev.nhc.dstack;
 
 import dev.nhc.engine.config.OnUnknown;
+import dev.nhc.engine.policy.SeverityOrder;
 import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
@@ -17,27 +18,27 @@ import java.util.OptionalInt;
 
 /**
  * The one policy of the health proxy: the answer dstack gets for {@code /api/instance/health} is the
- * worse of the shim's DCGM verdict and nhc's, with the shim's incidents kept and one incident per nhc
- * finding added. dstack marks a host unreachable when this answer fails its validation, so the result
- * is always an object whose health values are only ever 0, 10 or 20.
+ * worse of the shim's DCGM verdict and nhc's (by the daemon's severity policy), with the shim's
+ * incidents kept and one incident per nhc finding added. dstack marks a host unreachable when this
+ * answer fails its validation, so the result is always an object whose health values are only ever
+ * 0, 10 or 20 ({@link DstackHealth}).
  */
 public final class HealthMerge {
-    public static final int PASS = SeverityPolicy.DSTACK_HEALTHY;
-    public static final int WARN = SeverityPolicy.DSTACK_WARNING;
-    public static final int FAIL = SeverityPolicy.DSTACK_FAILURE;
+    private final SeverityPolicy policy;
 
-    private HealthMerge() {
+    public HealthMerge(SeverityPolicy policy) {
+        this.policy = policy;
     }
 
     /**
      * @param verdict the daemon's latest verdict, null before the first run finished
      * @param onUnknown settings.on_unknown; for dstack "ignore" still means warning (DESIGN: unknown → warning by default)
      */
-    public static Map<String, Object> merge(ShimHealth shim, Verdict verdict, OnUnknown onUnknown) {
+    public Map<String, Object> merge(ShimHealth shim, Verdict verdict, OnUnknown onUnknown) {
         Map<String, Object> top = new LinkedHashMap<>();
         Map<String, Object> dcgm = new LinkedHashMap<>();
         List<Map<String, Object>> incidents = new ArrayList<>();
-        int overall = PASS;
+        Severity overall = policy.order().best();
 
         if (shim instanceof ShimHealth.Answer a) {
             String problem = shimProblem(a.body());
@@ -46,7 +47,7 @@ public final class HealthMerge {
                 Object d = a.body().get("dcgm");
                 if (d instanceof Map<?, ?> m) {
                     m.forEach((k, v) -> dcgm.put(String.valueOf(k), v));
-                    overall = ((Number) m.get("overall_health")).intValue();
+                    overall = DstackHealth.severity(((Number) m.get("overall_health")).intValue());
                     for (Object i : (List<?>) m.get("incidents")) {
                         incidents.add(copy((Map<?, ?>) i));
                     }
@@ -63,19 +64,24 @@ public final class HealthMerge {
         }
 
         incidents.addAll(nhcIncidents(verdict, onUnknown));
+        SeverityOrder order = policy.order();
         for (Map<String, Object> i : incidents) {
-            overall = Math.max(overall, ((Number) i.get("health")).intValue());
+            overall = order.worst(overall, severity(i));
         }
         // dstack shows the first incident's message as the host's: worst first, shim's before nhc's on a tie.
-        incidents.sort(Comparator.comparingInt((Map<String, Object> i) -> ((Number) i.get("health")).intValue()).reversed());
-        dcgm.put("overall_health", overall);
+        incidents.sort(Comparator.comparing(HealthMerge::severity, order.worstFirst()));
+        dcgm.put("overall_health", DstackHealth.of(overall));
         dcgm.put("incidents", incidents);
         top.put("dcgm", dcgm);
         return top;
     }
 
+    private static Severity severity(Map<String, Object> incident) {
+        return DstackHealth.severity(((Number) incident.get("health")).intValue());
+    }
+
     /** One incident per nhc finding that is not a pass; a failed check without findings gets one from its note. */
-    static List<Map<String, Object>> nhcIncidents(Verdict verdict, OnUnknown onUnknown) {
+    List<Map<String, Object>> nhcIncidents(Verdict verdict, OnUnknown onUnknown) {
         List<Map<String, Object>> out = new ArrayList<>();
         if (verdict == null) {
             out.add(incident(0, unsettled(onUnknown), "nhc: no verdict yet (first run in progress)", 0, 0));
@@ -106,16 +112,16 @@ public final class HealthMerge {
     }
 
     /**
-     * dstack's health value for a check's or finding's severity: the severity policy's mapping. The
-     * check's own on_unknown was applied when it was settled; the config's default must not be again.
+     * dstack's health value for a check's or finding's severity. The check's own on_unknown was
+     * applied when it was settled; the config's default must not be again.
      */
-    public static int value(Severity s) {
-        return SeverityPolicy.STANDARD.dstackHealth(s);
+    static int value(Severity s) {
+        return DstackHealth.of(s);
     }
 
     /** dstack's health value for an unknown no check settled (no verdict yet, an unusable shim answer): settings.on_unknown decides. */
-    static int unsettled(OnUnknown onUnknown) {
-        return value(SeverityPolicy.STANDARD.unknownCountsAs(onUnknown));
+    int unsettled(OnUnknown onUnknown) {
+        return value(policy.unknownCountsAs(onUnknown));
     }
 
     /** Why the shim's body would fail dstack's validation, or null when it would pass. */
@@ -165,8 +171,7 @@ public final class HealthMerge {
         if (!isInteger(o)) {
             return false;
         }
-        long v = ((Number) o).longValue();
-        return v == PASS || v == WARN || v == FAIL;
+        return DstackHealth.isHealth(((Number) o).longValue());
     }
 
     private static Map<String, Object> copy(Map<?, ?> m) {

@@ -137,6 +137,7 @@ public final class ShimProxy implements AutoCloseable {
     private final HostPort shim;
     private final Supplier<Verdict> verdict;
     private final Supplier<OnUnknown> onUnknown;
+    private final HealthMerge merge;
     private final Stats stats;
     private final Limits limits;
     private final ShimHealthCache shimHealth;
@@ -148,17 +149,19 @@ public final class ShimProxy implements AutoCloseable {
     }
 
     public ShimProxy(HostPort listen, HostPort shim, int threads, Duration shimTimeout,
-                     Supplier<Verdict> verdict, Supplier<OnUnknown> onUnknown, Stats stats, Consumer<String> fatal) throws IOException {
-        this(listen, shim, threads, shimTimeout, verdict, onUnknown, stats, Limits.DEFAULT, fatal);
+                     Supplier<Verdict> verdict, Supplier<OnUnknown> onUnknown, HealthMerge merge, Stats stats, Consumer<String> fatal)
+            throws IOException {
+        this(listen, shim, threads, shimTimeout, verdict, onUnknown, merge, stats, Limits.DEFAULT, fatal);
     }
 
     ShimProxy(HostPort listen, HostPort shim, int threads, Duration shimTimeout,
-              Supplier<Verdict> verdict, Supplier<OnUnknown> onUnknown, Stats stats, Limits limits, Consumer<String> fatal)
-            throws IOException {
+              Supplier<Verdict> verdict, Supplier<OnUnknown> onUnknown, HealthMerge merge, Stats stats, Limits limits,
+              Consumer<String> fatal) throws IOException {
         this.shim = shim;
         this.shimBase = "http://" + shim.uriAuthority();
         this.verdict = verdict;
         this.onUnknown = onUnknown;
+        this.merge = merge;
         this.stats = stats;
         this.limits = limits;
         this.threads = threads;
@@ -346,7 +349,7 @@ public final class ShimProxy implements AutoCloseable {
         if (last == null || last.verdict() != v || last.shim() != sh || last.onUnknown() != u) {
             byte[] body;
             try {
-                body = JSON.std.asBytes(HealthMerge.merge(sh, v, u));
+                body = JSON.std.asBytes(merge.merge(sh, v, u));
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }

@@ -5,9 +5,9 @@ import dev.nhc.daemon.Daemon;
 import dev.nhc.daemon.DaemonSection;
 import dev.nhc.daemon.HostPort;
 import dev.nhc.engine.config.ConfigException;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.ProbeRegistry;
-import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.engine.testing.PassThroughRules;
 import dev.nhc.engine.testing.ScriptedProbe;
 import dev.nhc.model.Entity;
@@ -72,7 +72,7 @@ class DstackPluginTest {
     void theProxyAnswersHealthFromTheDaemonsVerdictWithTheShimDown() throws Exception {
         Path file = dir.resolve("nhc.yaml");
         Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:1\n  project: main\n  fleet: ssh-fleet\n"));
-        daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+        daemon = new Daemon(() -> loader().load(file), SeverityPolicy.STANDARD, Clock.systemUTC(), "node1",
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
         daemon.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
@@ -108,7 +108,7 @@ class DstackPluginTest {
         try (StandInShim shim = new StandInShim()) {
             Path file = dir.resolve("nhc.yaml");
             Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:" + shim.address().port() + "\n"));
-            daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+            daemon = new Daemon(() -> loader().load(file), SeverityPolicy.STANDARD, Clock.systemUTC(), "node1",
                     new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
             daemon.start();
             await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
@@ -154,7 +154,7 @@ class DstackPluginTest {
             Path file = dir.resolve("nhc.yaml");
             Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:" + shim.address().port()
                     + "\n  proxy_threads: 1\n"));
-            daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+            daemon = new Daemon(() -> loader().load(file), SeverityPolicy.STANDARD, Clock.systemUTC(), "node1",
                     new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
             daemon.start();
             await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
@@ -187,7 +187,7 @@ class DstackPluginTest {
             Path file = dir.resolve("nhc.yaml");
             Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:" + shim.address().port()
                     + "\n  shim_timeout: 1s\n"));
-            daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+            daemon = new Daemon(() -> loader().load(file), SeverityPolicy.STANDARD, Clock.systemUTC(), "node1",
                     new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
             daemon.start();
             await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
@@ -221,7 +221,7 @@ class DstackPluginTest {
     void withoutADstackSectionThereIsNoProxy() throws Exception {
         Path file = dir.resolve("nhc.yaml");
         Files.writeString(file, config(""));
-        daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+        daemon = new Daemon(() -> loader().load(file), SeverityPolicy.STANDARD, Clock.systemUTC(), "node1",
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
         daemon.start();
         assertEquals(null, plugin.proxyAddress());
@@ -271,7 +271,7 @@ class DstackPluginTest {
             shim.health.set("{\"dcgm\": {\"overall_health\": 7, \"incidents\": []}}");
             Path file = dir.resolve("nhc.yaml");
             Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:" + shim.address().port() + "\n"));
-            daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+            daemon = new Daemon(() -> loader().load(file), SeverityPolicy.STANDARD, Clock.systemUTC(), "node1",
                     new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
             daemon.start();
             await().atMost(Duration.ofSeconds(10)).until(() -> daemon.verdict() != null);
@@ -294,7 +294,7 @@ class DstackPluginTest {
     void aReloadRestartsTheProxyOnlyWhenItMustAndAFailedOneKeepsTheOldServing() throws Exception {
         Path file = dir.resolve("nhc.yaml");
         Files.writeString(file, config("dstack:\n  listen: 127.0.0.1:0\n  shim: 127.0.0.1:1\n  project: a\n"));
-        daemon = new Daemon(() -> loader().load(file), new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1",
+        daemon = new Daemon(() -> loader().load(file), SeverityPolicy.STANDARD, Clock.systemUTC(), "node1",
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.of(), List.of(plugin));
         daemon.start();
         int port = plugin.proxyAddress().getPort();

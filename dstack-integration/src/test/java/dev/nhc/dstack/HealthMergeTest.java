@@ -17,6 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class HealthMergeTest {
+    private static final HealthMerge MERGE = new HealthMerge(dev.nhc.engine.policy.SeverityPolicy.STANDARD);
+
 
     private static final Map<String, Object> SHIM_WARN = Map.of("dcgm", Map.of("overall_health", 10, "incidents", List.of(
             Map.of("system", 128, "health", 10, "error_message", "GPU 1 is hot", "error_code", 3, "entity_group_id", 1, "entity_id", 1))));
@@ -33,7 +35,7 @@ class HealthMergeTest {
 
     @Test
     void healthyShimAndHealthyNhcIsPassWithoutIncidents() {
-        var out = HealthMerge.merge(new ShimHealth.Answer(Map.of("dcgm", Map.of("overall_health", 0, "incidents", List.of()))),
+        var out = MERGE.merge(new ShimHealth.Answer(Map.of("dcgm", Map.of("overall_health", 0, "incidents", List.of()))),
                 Verdicts.healthy(), OnUnknown.IGNORE);
         assertEquals(0, dcgm(out).get("overall_health"));
         assertTrue(incidents(out).isEmpty());
@@ -43,7 +45,7 @@ class HealthMergeTest {
     void nhcFailOutranksShimWarnAndIsListedFirstWithTheShimIncidentKept() {
         var v = Verdicts.with(check("gpu-ecc", "gpu.ecc", CheckStatus.COMPLETED,
                 finding("GPU 3", Severity.FAIL, "GPU 3: 2 volatile double-bit ECC errors")));
-        var out = HealthMerge.merge(new ShimHealth.Answer(SHIM_WARN), v, OnUnknown.IGNORE);
+        var out = MERGE.merge(new ShimHealth.Answer(SHIM_WARN), v, OnUnknown.IGNORE);
         assertEquals(20, dcgm(out).get("overall_health"));
         List<Map<String, Object>> inc = incidents(out);
         assertEquals(2, inc.size());
@@ -60,7 +62,7 @@ class HealthMergeTest {
     void shimFailOutranksNhcWarn() {
         var shimFail = Map.<String, Object>of("dcgm", Map.of("overall_health", 20, "incidents", List.of()));
         var v = Verdicts.with(check("root-fs", "disk.usage", CheckStatus.COMPLETED, finding("/", Severity.WARN, "/ is 90% full")));
-        var out = HealthMerge.merge(new ShimHealth.Answer(shimFail), v, OnUnknown.IGNORE);
+        var out = MERGE.merge(new ShimHealth.Answer(shimFail), v, OnUnknown.IGNORE);
         assertEquals(20, dcgm(out).get("overall_health"));
         Map<String, Object> only = incidents(out).get(0);
         assertEquals(10, only.get("health"));
@@ -75,7 +77,7 @@ class HealthMergeTest {
         var body = new java.util.HashMap<String, Object>();
         body.put("dcgm", null);
         body.put("other", "kept");
-        var out = HealthMerge.merge(new ShimHealth.Answer(body), v, OnUnknown.IGNORE);
+        var out = MERGE.merge(new ShimHealth.Answer(body), v, OnUnknown.IGNORE);
         assertEquals(10, dcgm(out).get("overall_health"));
         assertEquals("kept", out.get("other"));
     }
@@ -84,20 +86,20 @@ class HealthMergeTest {
     void aSettledUnknownIsAWarningWhateverTheConfigsDefault() {
         // A finding still UNKNOWN in a verdict was kept so by its check's own on_unknown: ignore.
         var v = Verdicts.with(check("dcgm", "dcgm.health", CheckStatus.ERROR, finding("node", Severity.UNKNOWN, "dcgmi not found")));
-        assertEquals(10, dcgm(HealthMerge.merge(new ShimHealth.Down("x"), v, OnUnknown.IGNORE)).get("overall_health"));
-        assertEquals(10, dcgm(HealthMerge.merge(new ShimHealth.Down("x"), v, OnUnknown.FAIL)).get("overall_health"));
+        assertEquals(10, dcgm(MERGE.merge(new ShimHealth.Down("x"), v, OnUnknown.IGNORE)).get("overall_health"));
+        assertEquals(10, dcgm(MERGE.merge(new ShimHealth.Down("x"), v, OnUnknown.FAIL)).get("overall_health"));
     }
 
     @Test
     void anUnknownNoCheckSettledCountsByTheConfigsOnUnknown() {
-        assertEquals(10, dcgm(HealthMerge.merge(new ShimHealth.Down("x"), null, OnUnknown.WARN)).get("overall_health"));
-        assertEquals(20, dcgm(HealthMerge.merge(new ShimHealth.Down("x"), null, OnUnknown.FAIL)).get("overall_health"));
-        assertEquals(20, dcgm(HealthMerge.merge(new ShimHealth.Malformed("x"), Verdicts.healthy(), OnUnknown.FAIL)).get("overall_health"));
+        assertEquals(10, dcgm(MERGE.merge(new ShimHealth.Down("x"), null, OnUnknown.WARN)).get("overall_health"));
+        assertEquals(20, dcgm(MERGE.merge(new ShimHealth.Down("x"), null, OnUnknown.FAIL)).get("overall_health"));
+        assertEquals(20, dcgm(MERGE.merge(new ShimHealth.Malformed("x"), Verdicts.healthy(), OnUnknown.FAIL)).get("overall_health"));
     }
 
     @Test
     void shimDownGivesNhcAloneWithoutExtraIncident() {
-        var out = HealthMerge.merge(new ShimHealth.Down("refused"), Verdicts.healthy(), OnUnknown.IGNORE);
+        var out = MERGE.merge(new ShimHealth.Down("refused"), Verdicts.healthy(), OnUnknown.IGNORE);
         assertEquals(0, dcgm(out).get("overall_health"));
         assertTrue(incidents(out).isEmpty());
     }
@@ -105,11 +107,11 @@ class HealthMergeTest {
     @Test
     void invalidShimValuesAreNeverPassedOnButReportedAsAnIncident() {
         var bad = Map.<String, Object>of("dcgm", Map.of("overall_health", 5, "incidents", List.of()));
-        var out = HealthMerge.merge(new ShimHealth.Answer(bad), Verdicts.healthy(), OnUnknown.IGNORE);
+        var out = MERGE.merge(new ShimHealth.Answer(bad), Verdicts.healthy(), OnUnknown.IGNORE);
         assertEquals(10, dcgm(out).get("overall_health"));
         assertTrue(((String) incidents(out).get(0).get("error_message")).contains("overall_health is 5"));
         var badIncident = Map.<String, Object>of("dcgm", Map.of("overall_health", 0, "incidents", List.of(Map.of("health", 7))));
-        var out2 = HealthMerge.merge(new ShimHealth.Answer(badIncident), Verdicts.healthy(), OnUnknown.IGNORE);
+        var out2 = MERGE.merge(new ShimHealth.Answer(badIncident), Verdicts.healthy(), OnUnknown.IGNORE);
         assertEquals(1, incidents(out2).size());
         assertTrue(((String) incidents(out2).get(0).get("error_message")).contains("incident 0 has health 7"));
     }
@@ -118,14 +120,14 @@ class HealthMergeTest {
     void checkThatTimedOutWithoutFindingsStillGetsAnIncident() {
         var timedOut = new CheckResult("gpus", "gpu.inventory", Verdicts.tags("gpu.inventory"), CheckStatus.TIMED_OUT, Severity.FAIL, 10_000,
                 List.of(), List.of(), "abandoned after 10s: NVML hung");
-        var out = HealthMerge.merge(new ShimHealth.Down("x"), Verdicts.with(timedOut), OnUnknown.IGNORE);
+        var out = MERGE.merge(new ShimHealth.Down("x"), Verdicts.with(timedOut), OnUnknown.IGNORE);
         assertEquals(20, dcgm(out).get("overall_health"));
         assertEquals("nhc: gpus: abandoned after 10s: NVML hung", incidents(out).get(0).get("error_message"));
     }
 
     @Test
     void noVerdictYetIsTreatedAsNoOpinion() {
-        var out = HealthMerge.merge(new ShimHealth.Down("x"), null, OnUnknown.IGNORE);
+        var out = MERGE.merge(new ShimHealth.Down("x"), null, OnUnknown.IGNORE);
         assertEquals(10, dcgm(out).get("overall_health"));
     }
 
@@ -133,7 +135,7 @@ class HealthMergeTest {
     void skippedChecksAndPassFindingsAddNothing() {
         var v = Verdicts.with(CheckResult.skipped("dcgm-diag", "dcgm.diag", Verdicts.tags("dcgm.diag"), "not due"),
                 check("root-fs", "disk.usage", CheckStatus.COMPLETED, finding("/", Severity.PASS, "fine")));
-        var out = HealthMerge.merge(new ShimHealth.Down("x"), v, OnUnknown.IGNORE);
+        var out = MERGE.merge(new ShimHealth.Down("x"), v, OnUnknown.IGNORE);
         assertTrue(incidents(out).isEmpty());
         assertNull(HealthMerge.shimProblem(Map.of("dcgm", Map.of("overall_health", 20, "incidents", List.of()))));
     }

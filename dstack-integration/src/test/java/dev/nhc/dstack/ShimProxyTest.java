@@ -56,7 +56,7 @@ class ShimProxyTest {
 
     private ShimProxy startProxy(HostPort upstream) throws IOException {
         return new ShimProxy(new HostPort("127.0.0.1", 0), upstream, THREADS, Duration.ofSeconds(3),
-                verdict::get, () -> OnUnknown.IGNORE, stats, Verdicts.NOT_FATAL).start();
+                verdict::get, () -> OnUnknown.IGNORE, new HealthMerge(dev.nhc.engine.policy.SeverityPolicy.STANDARD), stats, Verdicts.NOT_FATAL).start();
     }
 
     @AfterEach
@@ -319,7 +319,7 @@ class ShimProxyTest {
             Duration.ofSeconds(10), Duration.ofMillis(200));
 
     private ShimProxy startProxy(HostPort upstream, int threads, Duration shimTimeout, ShimProxy.Limits limits) throws IOException {
-        return new ShimProxy(new HostPort("127.0.0.1", 0), upstream, threads, shimTimeout, verdict::get, () -> OnUnknown.IGNORE,
+        return new ShimProxy(new HostPort("127.0.0.1", 0), upstream, threads, shimTimeout, verdict::get, () -> OnUnknown.IGNORE, new HealthMerge(dev.nhc.engine.policy.SeverityPolicy.STANDARD),
                 stats, limits, Verdicts.NOT_FATAL).start();
     }
 

@@ -33,7 +33,7 @@ class SlowClientTest {
         assertEquals("2", System.getProperty("sun.net.httpserver.maxReqTime"));
         try (StandInShim shim = new StandInShim();
              ShimProxy proxy = new ShimProxy(new HostPort("127.0.0.1", 0), shim.address(), THREADS, Duration.ofSeconds(3),
-                     Verdicts::healthy, () -> OnUnknown.IGNORE, new ShimProxy.Stats(), Verdicts.NOT_FATAL).start()) {
+                     Verdicts::healthy, () -> OnUnknown.IGNORE, new HealthMerge(dev.nhc.engine.policy.SeverityPolicy.STANDARD), new ShimProxy.Stats(), Verdicts.NOT_FATAL).start()) {
             List<Socket> slow = new ArrayList<>();
             try {
                 // More stalled clients than worker threads.

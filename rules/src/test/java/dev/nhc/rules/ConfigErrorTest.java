@@ -1,7 +1,7 @@
 package dev.nhc.rules;
 
 import dev.nhc.engine.config.ConfigException;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.config.ConfigProblem;
 import dev.nhc.model.Severity;
 import dev.nhc.probe.DefaultRule;

@@ -8,7 +8,7 @@ import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.model.Entity;
 import dev.nhc.engine.config.ConfigException;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.engine.plan.ProbeRegistry;

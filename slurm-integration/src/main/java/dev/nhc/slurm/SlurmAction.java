@@ -3,8 +3,6 @@ package dev.nhc.slurm;
 import dev.nhc.engine.action.VerdictAction;
 import dev.nhc.engine.config.Ownership;
 import dev.nhc.engine.plan.Plan;
-import dev.nhc.engine.policy.SeverityPolicy;
-import dev.nhc.engine.policy.SlurmIntent;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Severity;
 import dev.nhc.model.SlurmState;
@@ -87,7 +85,7 @@ public final class SlurmAction implements VerdictAction {
 
         /** The severity policy decides; Slurm adds only the reason text. */
         static Intent of(Verdict verdict, SlurmSettings settings) {
-            SlurmIntent i = SeverityPolicy.STANDARD.slurmIntent(verdict, settings.failureState());
+            SlurmIntent i = SlurmIntent.of(verdict, settings.failureState());
             return switch (i.kind()) {
                 case HOLD -> new Intent(Kind.HOLD, i.state(), Reasons.of(i.failures()));
                 case RELEASE -> new Intent(Kind.RELEASE, null, null);

@@ -78,6 +78,11 @@ class SlurmPluginTest {
             }
 
             @Override
+            public dev.nhc.engine.policy.SeverityPolicy policy() {
+                return dev.nhc.engine.policy.SeverityPolicy.STANDARD;
+            }
+
+            @Override
             public String node() {
                 return NODE;
             }

@@ -3,7 +3,7 @@ package dev.nhc.slurm;
 import dev.nhc.engine.action.VerdictAction;
 import dev.nhc.engine.config.Config;
 import dev.nhc.engine.config.ConfigException;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.config.ConfigSection;
 import dev.nhc.engine.config.Problems;
 import dev.nhc.engine.testing.PassThroughRules;

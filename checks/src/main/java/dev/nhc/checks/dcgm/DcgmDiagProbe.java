@@ -3,7 +3,6 @@ package dev.nhc.checks.dcgm;
 import dev.nhc.checks.dcgm.DcgmDiagReport.Outcome;
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
 import dev.nhc.engine.process.ProcessRunner;
-import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.DefaultRule;
@@ -14,6 +13,7 @@ import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.ProbeState;
 import dev.nhc.probe.Tags;
+import dev.nhc.units.Durations;
 import dev.nhc.units.Unit;
 
 import java.time.Instant;
@@ -119,7 +119,7 @@ public final class DcgmDiagProbe implements Probe {
         String args = "diag -r " + level + " -j";
         ProcessRunner.Result o = dcgmi.run(ctx, "diag", "-r", Long.toString(level), "-j");
         if (o.timedOut()) {
-            return DcgmHealthProbe.unreadable("dcgmi " + args + " did not finish within " + PlanExecutor.human(ctx.timeLimit())
+            return DcgmHealthProbe.unreadable("dcgmi " + args + " did not finish within " + Durations.human(ctx.timeLimit())
                     + " and was killed with its processes; give the check a longer timeout (level 2 takes minutes, level 3 tens of minutes)");
         }
         String engine = Dcgmi.hostEngineProblem(o);

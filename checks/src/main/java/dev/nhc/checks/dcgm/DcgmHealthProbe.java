@@ -2,7 +2,6 @@ package dev.nhc.checks.dcgm;
 
 import dev.nhc.checks.dcgm.DcgmJson.DcgmOutputException;
 import dev.nhc.engine.process.ProcessRunner;
-import dev.nhc.engine.run.PlanExecutor;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
@@ -13,6 +12,7 @@ import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
 import dev.nhc.probe.ProbeSpec;
 import dev.nhc.probe.Tags;
+import dev.nhc.units.Durations;
 import dev.nhc.units.Unit;
 
 import java.util.ArrayList;
@@ -138,7 +138,7 @@ public final class DcgmHealthProbe implements Probe {
     /** Timeouts (named by the check's time limit) and an unreachable host engine, worded for the admin; null when dcgmi answered. */
     static String problem(ProcessRunner.Result o, String args, java.time.Duration limit) {
         if (o.timedOut()) {
-            return "dcgmi " + args + " did not answer within " + PlanExecutor.human(limit) + " and was killed with its processes: "
+            return "dcgmi " + args + " did not answer within " + Durations.human(limit) + " and was killed with its processes: "
                     + "the DCGM host engine may be hung (systemctl restart nvidia-dcgm)";
         }
         return Dcgmi.hostEngineProblem(o);

@@ -1,7 +1,7 @@
 package dev.nhc.checks.dcgm;
 
 import dev.nhc.probe.ProbeContext;
-import dev.nhc.engine.process.CurrentProcess;
+import dev.nhc.engine.files.CurrentProcess;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

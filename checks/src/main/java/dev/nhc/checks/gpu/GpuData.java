@@ -6,7 +6,7 @@ public enum GpuData {
     ECC("ECC counters"),
     MEMORY_REPAIR("row remapping / retired pages"),
     PCIE("PCIe link"),
-    NVLINK("NVLink state"),
+    NVLINK("GPU-to-GPU link state (NVLink, XGMI)"),
     THERMAL("temperatures and clock events"),
     POWER("power readings"),
     FABRIC("NVLink fabric state");

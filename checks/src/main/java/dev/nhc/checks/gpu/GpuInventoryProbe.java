@@ -19,13 +19,15 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@code gpu.inventory}: how many GPUs the driver sees, and what they are. A GPU missing from the
- * count is the most common GPU fault (fallen off the bus, or not enumerated after a reboot).
+ * {@code gpu.inventory}: how many GPUs the drivers see, and what they are, whoever made them. A
+ * GPU missing from the count is the most common GPU fault (fallen off the bus, or not enumerated
+ * after a reboot). On a host without GPUs of any vendor the check is skipped, unless it expects a
+ * count: then "none here" is the fault.
  */
 public final class GpuInventoryProbe implements Probe {
 
     static final ParamSpec<Long> COUNT = ParamSpec.integer("count",
-                    "how many GPUs this host must have; fewer is a fail, more a warn, and no NVML at all a fail")
+                    "how many GPUs this host must have; fewer is a fail, more a warn, and none (no vendor's GPUs, or their library unusable) a fail")
             .check(n -> n < 0 ? "must be 0 or more" : null);
 
     static final ParamSpec<String> MODEL = ParamSpec.text("model",
@@ -33,21 +35,28 @@ public final class GpuInventoryProbe implements Probe {
             .check(m -> m.isBlank() ? "must not be empty (leave 'model' out to accept any GPU)" : null);
 
     private static final ProbeSpec SPEC = GpuSpecs.builder("gpu.inventory",
-                    "GPU count, model, UUID, PCI bus id, driver version and persistence mode, against the expected count and model",
+                    "GPU count, vendor, model, UUID, PCI bus id, driver and firmware versions and persistence mode, "
+                            + "against the expected count and model",
                     Tags.PCIE, "one per GPU (GPU <index>, with its PCI bus id); GPUs, the node's GPUs as a whole: "
-                            + "their count and driver, or why NVML cannot be used")
+                            + "their count, vendor and driver, or why their library cannot be used", GpuSpecs.ALL_VENDORS)
             .param(COUNT)
             .param(MODEL)
-            .field("gpu_count", Unit.COUNT, "entity GPUs: GPUs NVML reports (0 when NVML cannot be used at all)")
-            .field("driver_version", Unit.TEXT, "entity GPUs: NVIDIA driver version")
-            .field("name", Unit.TEXT, "product name, e.g. NVIDIA H100 80GB HBM3")
+            .field("gpu_count", Unit.COUNT, "entity GPUs: GPUs the libraries report (0 when none can be used)")
+            .field("gpu_vendors", Unit.TEXT, "entity GPUs: who made the GPUs found: NVIDIA, AMD")
+            .field("driver_version", Unit.TEXT, "entity GPUs: the GPU driver's version (NVIDIA's, or amdgpu's)")
+            .field("name", Unit.TEXT, "product name, e.g. NVIDIA H100 80GB HBM3, AMD Instinct MI300X")
             .field("uuid", Unit.TEXT, "GPU UUID")
-            .field("persistence_mode", Unit.BOOLEAN, "whether persistence mode is on")
+            .field("firmware_version", Unit.TEXT, "the GPU's firmware (VBIOS) version, where the library reads it (AMD)")
+            .field("persistence_mode", Unit.BOOLEAN, "NVIDIA: whether persistence mode is on")
             .field("model_matches", Unit.BOOLEAN, "whether the GPU's name contains the check's model (reported when model is set)")
-            .reportedFor(Entity.Kind.NODE, "gpu_count", "driver_version")
-            .reportedFor(Entity.Kind.GPU, "name", "uuid", "persistence_mode", "model_matches")
-            .optional("persistence_mode", "model_matches")
-            .rule(DefaultRule.fail(AllOf.of("nvml_available", false, "gpu_count", "< {with.count}"), "{nvml_error}")
+            .reportedFor(Entity.Kind.NODE, "gpu_count", "gpu_vendors", "driver_version")
+            .reportedFor(Entity.Kind.GPU, "name", "uuid", "firmware_version", "persistence_mode", "model_matches")
+            .optional("firmware_version", "persistence_mode", "model_matches")
+            .rule(DefaultRule.fail(AllOf.of("gpu_library_available", false, "gpu_count", "< {with.count}"), "{gpu_error}")
+                    .remedy(Remedy.REBOOT))
+            .rule(DefaultRule.fail(AllOf.of("gpu_count", "< {with.count}", "gpu_vendors", "AMD"),
+                            "only {gpu_count} of the {with.count} GPUs found (a GPU fell off the bus or was not enumerated; "
+                                    + "see dmesg for amdgpu errors)")
                     .remedy(Remedy.REBOOT))
             .rule(DefaultRule.fail(Map.of("gpu_count", "< {with.count}"),
                             "only {gpu_count} of the {with.count} GPUs found (a GPU fell off the bus or was not enumerated; see dmesg for Xid 79)")
@@ -70,11 +79,18 @@ public final class GpuInventoryProbe implements Probe {
     public ProbeResult probe(ProbeContext ctx) throws Exception {
         String model = MODEL.get(ctx.params());
         String wanted = model == null ? null : model.toLowerCase(Locale.ROOT);
-        GpuSource source = GpuSources.forProbe(ctx);
-        ProbeResult perGpu = GpuScan.run(ctx, source, GpuData.INVENTORY, (gpu, out) -> {
+        GpuHost host = GpuSources.forProbe(ctx, SPEC);
+        Long count = COUNT.get(ctx.params());
+        if (host.nothingHere() && count != null && count > 0) {
+            // No vendor's GPUs at all where the config expects some: that is the finding, in the words of each library.
+            return ProbeResult.of(Observation.of(GpuScan.GPUS).put("gpu_count", 0L).put(GpuScan.LIBRARY_AVAILABLE, false)
+                    .put(GpuScan.GPU_ERROR, "none of the " + count + " GPUs found: " + host.whyNothing()).build());
+        }
+        ProbeResult perGpu = GpuScan.run(ctx, host, GpuData.INVENTORY, (gpu, out) -> {
             String name = gpu.name();
             out.put("name", name);
             out.put("uuid", gpu.uuid());
+            out.put("firmware_version", gpu.firmwareVersion());
             out.put("persistence_mode", gpu.persistenceMode());
             if (wanted != null && name != null) {
                 out.put("model_matches", name.toLowerCase(Locale.ROOT).contains(wanted));
@@ -83,30 +99,41 @@ public final class GpuInventoryProbe implements Probe {
         if (perGpu.skipped() != null) {
             return perGpu;
         }
-        List<Observation> read = perGpu.observations();
-        if (read.size() == 1 && read.get(0).entity().equals(GpuScan.GPUS) && read.get(0).readable()) {
-            // NVML cannot be used (GpuScan observed why; asking again would wait for a hung init twice):
-            // no GPU is usable, which is what a count compares.
-            return ProbeResult.of(read.get(0).with(Map.of("gpu_count", 0L)));
-        }
-        Observation gpus;
-        try {
-            // A capture cut off after "Attached GPUs: 8" shows fewer: the count is what nvidia-smi announced,
-            // and not known at all when the capture lacks GPUs without saying how many.
-            Integer announced = source.announcedCount();
-            boolean partial = read.stream().anyMatch(o -> !o.readable() && o.entity().equals(GpuScan.GPUS));
-            Long count = announced != null ? Long.valueOf(announced)
-                    : partial ? null : Long.valueOf(GpuScan.devices(source, GpuData.INVENTORY).size());
-            gpus = Observation.of(GpuScan.GPUS).put("gpu_count", count).put("driver_version", source.driverVersion()).build();
-        } catch (GpuSourceException e) {
-            // GpuScan's opening succeeded and an opened session stays open; said the same way should that change
-            return ProbeResult.of(GpuScan.unavailable(e).put("gpu_count", 0L).build());
-        }
+        Observation gpus = Observation.of(GpuScan.GPUS).build();
         List<Observation> all = new ArrayList<>();
-        if (!gpus.fields().isEmpty()) {
-            all.add(gpus); // nothing known about the GPUs as a whole: the capture's gap already says so
+        boolean partial = false;
+        for (Observation o : perGpu.observations()) {
+            if (o.entity().equals(GpuScan.GPUS) && o.readable()) {
+                gpus = o;    // a vendor's library cannot be used: why, said once
+            } else {
+                partial |= o.entity().equals(GpuScan.GPUS);    // a capture's gap about the GPUs as a whole
+                all.add(o);
+            }
         }
-        all.addAll(read);
+        // A capture cut off after "Attached GPUs: 8" shows fewer: the count is what nvidia-smi announced,
+        // and not known at all when the capture lacks GPUs without saying how many.
+        Long found = 0L;
+        for (GpuHost.Found f : host.present()) {
+            Integer announced = f.source().announcedCount();
+            if (announced == null && partial) {
+                found = null;
+                break;
+            }
+            found += announced != null ? announced : GpuScan.devices(f.devices(), GpuData.INVENTORY).size();
+        }
+        String driver;
+        try {
+            driver = host.driverVersion();
+        } catch (GpuSourceException e) {
+            // GpuHost's opening succeeded and an opened session stays open; said the same way should that change
+            return ProbeResult.of(GpuScan.unavailable(List.of(new GpuHost.Failed(host.present().get(0).source().vendor(), e)))
+                    .put("gpu_count", 0L).build());
+        }
+        if (found != null || driver != null || !gpus.fields().isEmpty()) {
+            // else nothing is known about the GPUs as a whole: the capture's gap already says so
+            all.add(0, gpus.with(Observation.of(GpuScan.GPUS).put("gpu_count", found).put("gpu_vendors", host.vendors())
+                    .put("driver_version", driver).build().fields()));
+        }
         return new ProbeResult(all, null);
     }
 }

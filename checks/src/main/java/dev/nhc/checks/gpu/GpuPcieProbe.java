@@ -34,17 +34,19 @@ public final class GpuPcieProbe implements Probe {
             .field("pcie_width", Unit.COUNT, "current link width (lanes)")
             .field("pcie_width_max", Unit.COUNT, "maximum link width")
             .field("pcie_gen_degraded", Unit.BOOLEAN, "the link runs below its maximum generation (normal for a GPU at rest)")
-            .field("performance_state", Unit.COUNT, "the performance state: 0 for P0 (full performance) to 15 for P15; P8 is at rest")
-            .field("gpu_utilization", Unit.PERCENT, "share of the last sample period in which a kernel ran on the GPU")
+            .field("performance_state", Unit.COUNT, "NVIDIA: the performance state: 0 for P0 (full performance) to 15 for P15; P8 is at rest")
+            .field("gpu_utilization", Unit.PERCENT, "share of the last sample period in which a kernel ran on the GPU (AMD: GFX activity)")
             .field("pcie_width_degraded", Unit.BOOLEAN, "the link runs with fewer lanes than its maximum")
             .field("pcie_replays", Unit.COUNT, "replay counter")
             .field("pcie_replays_per_min", Unit.PER_MINUTE, "replay counter growth since the previous run")
             .field("pcie_replay_limit_per_min", Unit.PER_MINUTE, "DCGM's limit for this link: ceil(per-lane rate × lanes)")
             .field("pcie_replay_rate_exceeded", Unit.BOOLEAN, "replays grow faster than the limit")
-            // NVML answers NOT_SUPPORTED for what a GPU does not have, and rates need a previous run: absent, not judged.
+            .field("pcie_recoveries", Unit.COUNT, "AMD: times the link left L0 to recover (retrain) since the driver loaded")
+            .field("pcie_recoveries_increase", Unit.COUNT, "AMD: link recoveries since the previous run")
+            // A library answers "not supported" for what a GPU does not have, and rates need a previous run: absent, not judged.
             .optional("pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max", "pcie_gen_degraded", "performance_state",
                     "gpu_utilization", "pcie_width_degraded", "pcie_replays", "pcie_replays_per_min",
-                    "pcie_replay_limit_per_min", "pcie_replay_rate_exceeded")
+                    "pcie_replay_limit_per_min", "pcie_replay_rate_exceeded", "pcie_recoveries", "pcie_recoveries_increase")
             .rule(DefaultRule.warn(Map.of("pcie_width_degraded", true),
                     "{gpu}: PCIe link runs at x{pcie_width} of x{pcie_width_max}"))
             .rule(DefaultRule.warn(List.of(AllOf.of("pcie_gen_degraded", true, "performance_state", "<= 2"),
@@ -72,7 +74,7 @@ public final class GpuPcieProbe implements Probe {
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
         CounterHistory history = new CounterHistory(ctx.state(), ctx.clock().instant());
-        return GpuScan.run(ctx, GpuData.PCIE, (gpu, out) -> {
+        return GpuScan.run(ctx, SPEC, GpuData.PCIE, (gpu, out) -> {
             Long gen = gpu.pcieGeneration();
             Long genMax = gpu.pcieMaxGeneration();
             Long width = gpu.pcieWidth();
@@ -95,6 +97,12 @@ public final class GpuPcieProbe implements Probe {
                 if (limit != null) {
                     out.put("pcie_replay_rate_exceeded", change.perMinute() > limit);
                 }
+            }
+            Long recoveries = gpu.pcieRecoveries();
+            out.put("pcie_recoveries", recoveries);
+            CounterHistory.Change retrained = history.record(GpuEccProbe.key(gpu), "pcie_recoveries", recoveries);
+            if (retrained != null) {
+                out.put("pcie_recoveries_increase", retrained.increase());
             }
         });
     }

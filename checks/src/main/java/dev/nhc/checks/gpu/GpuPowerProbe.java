@@ -15,8 +15,8 @@ public final class GpuPowerProbe implements Probe {
 
     private static final ProbeSpec SPEC = GpuSpecs.builder("gpu.power", "power draw against the enforced power limit; unreadable power warns",
                     Tags.POWER)
-            .field("power", Unit.WATTS, "power draw")
-            .field("power_limit", Unit.WATTS, "enforced power limit")
+            .field("power", Unit.WATTS, "power draw (AMD: the socket power)")
+            .field("power_limit", Unit.WATTS, "enforced power limit (AMD: the power cap)")
             .field("power_percent", Unit.PERCENT, "power draw as a share of the enforced limit")
             .field("power_readable", Unit.BOOLEAN, "whether the power draw could be read")
             // NVML answers NOT_SUPPORTED for what a GPU does not have, and rates need a previous run: absent, not judged.
@@ -34,7 +34,7 @@ public final class GpuPowerProbe implements Probe {
 
     @Override
     public ProbeResult probe(ProbeContext ctx) throws Exception {
-        return GpuScan.run(ctx, GpuData.POWER, (gpu, out) -> {
+        return GpuScan.run(ctx, SPEC, GpuData.POWER, (gpu, out) -> {
             Long mw = gpu.powerUsageMilliwatts();
             Long limitMw = gpu.enforcedPowerLimitMilliwatts();
             out.put("power_readable", mw != null);

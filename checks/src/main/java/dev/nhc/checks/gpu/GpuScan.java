@@ -4,6 +4,7 @@ import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
 import dev.nhc.probe.ProbeContext;
 import dev.nhc.probe.ProbeResult;
+import dev.nhc.probe.ProbeSpec;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -17,9 +18,10 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * What every GPU probe does around its own reading (gpud's "every component has the same shape"):
- * pick the source, skip when a replayed capture lacks the data, observe "no NVML at all" on the
- * GPUs as a whole, read all GPUs in parallel (so two hung GPUs cost one call limit, not two), and
- * observe a GPU that is lost, hangs or cannot be read, while the other GPUs are still read.
+ * find the GPUs of the vendors the probe supports ({@link GpuHost}), skip when none of them are
+ * here or a replayed capture lacks the data, observe a vendor whose GPUs cannot be read at all on
+ * the GPUs as a whole, read all GPUs in parallel (so two hung GPUs cost one call limit, not two),
+ * and observe a GPU that is lost, hangs or cannot be read, while the other GPUs are still read.
  * It decides nothing: the rules {@link GpuSpecs} adds to every GPU probe do.
  */
 public final class GpuScan {
@@ -28,17 +30,22 @@ public final class GpuScan {
         return org.slf4j.LoggerFactory.getLogger(GpuScan.class);
     }
 
-    /** The GPUs as a whole: their count and driver, and whether NVML can be used at all. */
+    /** The GPUs as a whole: their count and driver, and whether their library can be used at all. */
     public static final Entity GPUS = Entity.of(Entity.Kind.NODE, "gpus", "GPUs");
 
     // The fields GpuScan observes for every GPU probe (declared by GpuSpecs).
     static final String GPU = "gpu";
+    static final String VENDOR = "vendor";
     static final String PCI_BUS_ID = "pci_bus_id";
     static final String LOST = "lost";
     static final String RESPONDING = "responding";
+    static final String GPU_CALL = "gpu_call";
+    static final String GPU_ERROR = "gpu_error";
+    static final String UNREADABLE_VALUES = "unreadable_values";
+    static final String LIBRARY_AVAILABLE = "gpu_library_available";
+    // NVIDIA's names for GPU_CALL, GPU_ERROR and LIBRARY_AVAILABLE, which configs written before AMD support use.
     static final String NVML_CALL = "nvml_call";
     static final String NVML_ERROR = "nvml_error";
-    static final String UNREADABLE_VALUES = "unreadable_values";
     static final String NVML_AVAILABLE = "nvml_available";
 
     private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
@@ -55,27 +62,36 @@ public final class GpuScan {
     private GpuScan() {
     }
 
-    public static ProbeResult run(ProbeContext ctx, GpuData kind, Reader reader) throws InterruptedException {
-        return run(ctx, GpuSources.forProbe(ctx), kind, reader);
+    public static ProbeResult run(ProbeContext ctx, ProbeSpec spec, GpuData kind, Reader reader) throws InterruptedException {
+        return run(ctx, GpuSources.forProbe(ctx, spec), kind, reader);
     }
 
-    public static ProbeResult run(ProbeContext ctx, GpuSource source, GpuData kind, Reader reader) throws InterruptedException {
-        // What a replayed capture should hold of this kind and does not: the probe cannot pass on it.
-        List<Observation> gaps = source.gaps(kind);
-        if (!source.provides(kind) && gaps.isEmpty()) {
-            return ProbeResult.skipped(source.description() + " holds no " + kind.description());
+    public static ProbeResult run(ProbeContext ctx, GpuHost host, GpuData kind, Reader reader) throws InterruptedException {
+        if (host.nothingHere()) {
+            return ProbeResult.skipped(host.whyNothing());
         }
-        List<GpuDevice> devices;
-        try {
-            devices = devices(source, kind);
-        } catch (GpuSourceException e) {
-            return ProbeResult.of(unavailable(e).build());
+        List<GpuDevice> devices = new ArrayList<>();
+        // What a replayed capture should hold of this kind and does not: the probe cannot pass on it.
+        List<Observation> gaps = new ArrayList<>();
+        for (GpuHost.Found f : host.present()) {
+            List<Observation> missing = f.source().gaps(kind);
+            gaps.addAll(missing);
+            if (!f.source().provides(kind) && missing.isEmpty()) {
+                if (host.present().size() == 1 && host.failed().isEmpty()) {
+                    return ProbeResult.skipped(f.source().description() + " holds no " + kind.description());
+                }
+                continue;
+            }
+            devices.addAll(devices(f.devices(), kind));
         }
         List<Future<Fields>> reads = new ArrayList<>();
         for (GpuDevice gpu : devices) {
             reads.add(READERS.submit(() -> read(gpu, reader)));
         }
         List<Observation> out = new ArrayList<>();
+        if (!host.failed().isEmpty()) {
+            out.add(unavailable(host.failed()).build());
+        }
         long waitUntil = System.nanoTime() + ctx.remaining().toNanos();
         for (int i = 0; i < reads.size(); i++) {
             GpuDevice gpu = devices.get(i);
@@ -93,12 +109,12 @@ public final class GpuScan {
     }
 
     /**
-     * The GPUs of {@code source} that hold data of {@code kind}: every GPU for live NVML, the GPUs
-     * a capture shows that data for in a replay (never GPUs the capture does not show).
+     * The GPUs that hold data of {@code kind}: every GPU of a live library, the GPUs a capture
+     * shows that data for in a replay (never GPUs the capture does not show).
      */
-    public static List<GpuDevice> devices(GpuSource source, GpuData kind) throws GpuSourceException {
+    public static List<GpuDevice> devices(List<GpuDevice> all, GpuData kind) {
         List<GpuDevice> out = new ArrayList<>();
-        for (GpuDevice gpu : source.devices()) {
+        for (GpuDevice gpu : all) {
             if (gpu.holds(kind)) {
                 out.add(gpu);
             }
@@ -107,13 +123,26 @@ public final class GpuScan {
     }
 
     /**
-     * The GPUs as a whole when NVML cannot be used at all: why, as NVML's opening said it. Opening
-     * that hung is also "not responding", judged as a hung GPU is (the GPUs' driver is hung).
+     * The GPUs as a whole when a vendor's library cannot be used at all: why, as opening it said
+     * (both vendors' reasons on a host with both). Opening that hung is also "not responding",
+     * judged as a hung GPU is (the GPUs' driver is hung).
      */
-    static Observation.Builder unavailable(GpuSourceException e) {
-        Observation.Builder b = Observation.of(GPUS).put(NVML_AVAILABLE, false).put(NVML_ERROR, e.getMessage());
-        if (e.blockedCall() != null) {
-            b.put(RESPONDING, false).put(NVML_CALL, e.blockedCall());
+    static Observation.Builder unavailable(List<GpuHost.Failed> failed) {
+        List<String> why = new ArrayList<>();
+        String blocked = null;
+        boolean nvidia = false;
+        for (GpuHost.Failed f : failed) {
+            why.add(f.why().getMessage());
+            blocked = blocked != null ? blocked : f.why().blockedCall();
+            nvidia |= f.vendor() == GpuVendor.NVIDIA;
+        }
+        String error = String.join("; ", why);
+        Observation.Builder b = Observation.of(GPUS).put(LIBRARY_AVAILABLE, false).put(GPU_ERROR, error);
+        if (blocked != null) {
+            b.put(RESPONDING, false).put(GPU_CALL, blocked);
+        }
+        if (nvidia) {
+            b.put(NVML_AVAILABLE, false).put(NVML_ERROR, error).put(NVML_CALL, blocked);
         }
         return b;
     }
@@ -166,6 +195,7 @@ public final class GpuScan {
             this.gpu = gpu;
             this.observation = Observation.of(entity(gpu));
             observation.put(GPU, gpu.label());
+            observation.put(VENDOR, gpu.vendor().displayName());
             observation.put(PCI_BUS_ID, gpu.pciBusId());
         }
 
@@ -180,6 +210,15 @@ public final class GpuScan {
 
         void failed(GpuCallException e) {
             failure = e;
+        }
+
+        /** The error under its neutral name, and under NVML's for NVIDIA's GPUs. */
+        private Observation.Builder error(String message) {
+            observation.put(GPU_ERROR, message);
+            if (gpu.vendor() == GpuVendor.NVIDIA) {
+                observation.put(NVML_ERROR, message);
+            }
+            return observation;
         }
 
         /**
@@ -203,10 +242,12 @@ public final class GpuScan {
                 } else {
                     observation.put(RESPONDING, false);
                 }
-                observation.put(NVML_CALL, failure.call());
-                observation.put(NVML_ERROR, failure.getMessage());
+                error(failure.getMessage()).put(GPU_CALL, failure.call());
+                if (gpu.vendor() == GpuVendor.NVIDIA) {
+                    observation.put(NVML_CALL, failure.call());
+                }
             } else if (!problems.isEmpty()) {
-                observation.put(NVML_ERROR, String.join("; ", problems));
+                error(String.join("; ", problems));
             }
             if (!problems.isEmpty()) {
                 observation.put(UNREADABLE_VALUES, (long) problems.size());

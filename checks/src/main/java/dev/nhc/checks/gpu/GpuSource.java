@@ -3,16 +3,18 @@ package dev.nhc.checks.gpu;
 import java.util.List;
 
 /**
- * Where the GPU probes read from: live NVML on this node, or a capture replayed by
- * {@code nhc replay}. A replay puts its source into the probes' context
- * ({@code ProbeContext.service(GpuSource.class)}); without one the probes open NVML.
+ * Where the GPU probes read one vendor's GPUs from: its live library on this node (NVML, AMD SMI),
+ * or a capture replayed by {@code nhc replay}. A replay puts its source into the probes' context
+ * ({@code ProbeContext.service(GpuSource.class)}); without one the probes open the libraries.
  */
 public interface GpuSource {
+
+    GpuVendor vendor();
 
     /** For messages: "NVML (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1)", "nvidia-smi -q capture ticket-1234.txt". */
     String description();
 
-    /** Whether this source holds data of this kind; live NVML holds all. */
+    /** Whether this source holds data of this kind; a live library holds all. */
     boolean provides(GpuData kind);
 
     /** The driver version, or null when not known. */

@@ -118,8 +118,9 @@ final class KernelLogPatterns {
                 + PCI_ADDRESS + ")";
     }
 
+    /** The host, NIC and NVIDIA defaults, then amdgpu's (their own list: {@link AmdgpuLogPatterns}). */
     // Each default is written from the start of the record's text, as the kernel prints it.
-    static final List<LogPattern> DEFAULTS = List.of(
+    static final List<LogPattern> DEFAULTS = concat(List.of(
             pattern("filesystem read-only", "EXT[234]-fs \\(\\S+\\): (?:error: )?[Rr]emounting filesystem read-only",
                     FAIL, "a filesystem was remounted read-only", null),
             pattern("block I/O error", "Buffer I/O error on dev ", FAIL, "block device I/O errors", null),
@@ -166,7 +167,13 @@ final class KernelLogPatterns {
                     List.of()),
             pattern("file handles exhausted", "^VFS: file-max limit \\d+ reached", WARN,
                     "the kernel ran out of file handles (fs.file-max): opening files fails for every process", null, Remedy.RESTART_APP,
-                    List.of()));
+                    List.of())), AmdgpuLogPatterns.ALL);
+
+    private static List<LogPattern> concat(List<LogPattern> a, List<LogPattern> b) {
+        List<LogPattern> all = new ArrayList<>(a);
+        all.addAll(b);
+        return List.copyOf(all);
+    }
 
     private KernelLogPatterns() {
     }

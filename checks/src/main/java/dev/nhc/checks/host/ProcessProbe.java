@@ -2,8 +2,8 @@ package dev.nhc.checks.host;
 
 import dev.nhc.checks.DecimalDigits;
 import dev.nhc.engine.config.Ownership;
+import dev.nhc.engine.files.CurrentProcess;
 import dev.nhc.engine.files.UntrustedPathException;
-import dev.nhc.engine.process.CurrentProcess;
 import dev.nhc.engine.process.ProcessRunner;
 import dev.nhc.engine.process.TrustedCommand;
 import dev.nhc.model.Entity;

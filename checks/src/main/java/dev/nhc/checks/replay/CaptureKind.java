@@ -1,5 +1,7 @@
 package dev.nhc.checks.replay;
 
+import dev.nhc.checks.gpu.GpuVendor;
+import dev.nhc.checks.gpu.amd.AmdSmiCaptureParser;
 import dev.nhc.checks.gpu.capture.NvidiaSmiCapture;
 import dev.nhc.probe.Tags;
 
@@ -12,6 +14,7 @@ import java.util.regex.Pattern;
  */
 public enum CaptureKind {
     NVIDIA_SMI("nvidia-smi", Tags.NVML),
+    AMD_SMI("amd-smi or rocm-smi", GpuVendor.AMD.tag()),
     DCGMI_DIAG("dcgmi diag", Tags.DCGM),
     DCGMI_HEALTH("dcgmi health", Tags.DCGM),
     IBSTAT("ibstat", Tags.INFINIBAND),
@@ -76,6 +79,9 @@ public enum CaptureKind {
         }
         if (NvidiaSmiCapture.recognises(lines)) {
             return NVIDIA_SMI;
+        }
+        if (AmdSmiCaptureParser.kindOf(text) != null) {
+            return AMD_SMI;
         }
         int fm = 0;
         int kernel = 0;

@@ -3,6 +3,8 @@ package dev.nhc.checks.replay;
 import dev.nhc.checks.capture.CaptureFile;
 import dev.nhc.checks.dcgm.DcgmiOutputs;
 import dev.nhc.checks.gpu.GpuSource;
+import dev.nhc.checks.gpu.amd.AmdSmiCapture;
+import dev.nhc.checks.gpu.amd.AmdSmiCaptureParser;
 import dev.nhc.checks.gpu.capture.CaptureGpuSource;
 import dev.nhc.checks.gpu.capture.CaptureParseException;
 import dev.nhc.checks.gpu.capture.GpuCapture;
@@ -27,8 +29,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The captures of one replay, read and put where the checks look for them: nvidia-smi output as
- * the GPU probes' source, dcgmi output for the DCGM probes, a kernel log for {@code gpu.xid} and
+ * The captures of one replay, read and put where the checks look for them: nvidia-smi output, or
+ * amd-smi's and rocm-smi's, as the GPU probes' source, dcgmi output for the DCGM probes, a kernel log for {@code gpu.xid} and
  * {@code kernel.log}, ibstat for {@code ib.ports}, a fabric manager log for {@code gpu.fabric}.
  * Each capture is read by what it is ({@link CaptureKind}); what a capture holds that cannot be
  * read is left to the probes, which report it as "could not read". Only a file that is not there,
@@ -38,6 +40,7 @@ import java.util.Set;
 public final class ReplayInputs {
     private final Path scratch;
     private GpuCapture gpu;
+    private AmdSmiCapture amd;
     private String diag;
     private String diagSource;
     private String health;
@@ -48,7 +51,10 @@ public final class ReplayInputs {
     private final Set<String> feeds = new LinkedHashSet<>();
     private final List<String> notes = new ArrayList<>();
 
-    /** Captures that are each fine but cannot be replayed together (two nodes, two kernel logs); the message says which. */
+    /**
+     * Captures that are each fine but cannot be replayed together (two nodes, two kernel logs), or an
+     * amd-smi capture that cannot be read with confidence; the message says which.
+     */
     public static final class Mismatch extends Exception {
         private static final long serialVersionUID = 1L;
 
@@ -102,6 +108,14 @@ public final class ReplayInputs {
                     throw new Mismatch(e.getMessage());
                 }
             }
+            case AMD_SMI -> {
+                try {
+                    AmdSmiCapture c = AmdSmiCaptureParser.parse(shown, CaptureFile.readText(in));
+                    amd = amd == null ? c : amd.merge(c);
+                } catch (CaptureParseException e) {
+                    throw new Mismatch(e.getMessage());
+                }
+            }
             case DCGMI_DIAG -> {
                 once(diag, "dcgmi diag", shown);
                 diag = CaptureFile.readText(in);
@@ -127,6 +141,9 @@ public final class ReplayInputs {
                 notes.add("replayed fabric manager log " + shown);
             }
         }
+        if (gpu != null && amd != null) {
+            throw new Mismatch("a replay judges one node's GPUs: give its nvidia-smi captures or its amd-smi captures, not both");
+        }
         feeds.add(kind.feeds());
     }
 
@@ -144,7 +161,7 @@ public final class ReplayInputs {
     /** What the probes read instead of the machine, by the type they ask for. */
     public Map<Class<?>, Object> services() {
         Map<Class<?>, Object> services = new LinkedHashMap<>();
-        services.put(GpuSource.class, gpu != null ? new CaptureGpuSource(gpu) : CaptureGpuSource.none());
+        services.put(GpuSource.class, amd != null ? amd : gpu != null ? new CaptureGpuSource(gpu) : CaptureGpuSource.none());
         if (gpu != null) {
             Map<String, Integer> byPci = new LinkedHashMap<>();
             gpu.gpus().forEach(g -> {
@@ -182,6 +199,11 @@ public final class ReplayInputs {
             for (GpuCapture.Gap g : gpu.gaps()) {
                 out.add("partial: " + g.text());
             }
+        }
+        if (amd != null) {
+            int shown = amd.devices().size();
+            out.add("replayed " + amd.source() + " (" + shown + " AMD GPU" + (shown == 1 ? "" : "s")
+                    + (amd.driverVersion() == null ? "" : ", driver " + amd.driverVersion()) + ")");
         }
         out.addAll(notes);
         if (diag != null || health != null) {

@@ -1,6 +1,6 @@
 package dev.nhc.checks.dcgm;
 
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Severity;

@@ -42,18 +42,25 @@ public final class FakeNvml {
         return Path.of(System.getenv("NHC_FAKE_NVML_EVENTS"));
     }
 
-    /** Writes the scenario and drops the NVML sessions so that the next probe initialises against it. */
+    /**
+     * Writes the scenario and drops the NVML sessions so that the next probe initialises against it.
+     * The fake AMD SMI, which GPU pipelines load too ({@link FakeGpus}), is given no GPUs: a node
+     * with both vendors' libraries and NVIDIA's GPUs only.
+     */
     public static void use(Map<String, Object> scenario) throws IOException {
         useRaw(JsonWriter.write(scenario));
     }
 
     public static void useRaw(String json) throws IOException {
         NvmlSessions.closeAll();
-        Path file = scenarioFile();
-        Files.createDirectories(file.getParent());
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(tmp, json);
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        FakeGpus.write(scenarioFile(), json);
+        FakeAmdSmi.onlyNvidia();
+    }
+
+    /** No NVIDIA GPUs: what the fake NVML says on a node with AMD's GPUs only (a count of 0). */
+    static void onlyAmd() throws IOException {
+        NvmlSessions.closeAll();
+        FakeGpus.write(scenarioFile(), "{ \"driver_version\": \"535.161.08\", \"gpus\": [] }");
     }
 
     public static Map<String, Object> scenario(List<Map<String, Object>> gpus) {

@@ -27,9 +27,23 @@ public final class GpuChecks {
             new GpuNvlinkProbe(), new GpuThermalProbe(), new GpuPowerProbe()};
     }
 
-    /** Every GPU probe against the fake NVML (whose scenario {@link FakeNvml#use} sets). */
+    /** Every GPU probe against the fake NVML (whose scenario {@link FakeNvml#use} sets), with the fake AMD SMI installed too. */
     public static Pipeline onFakeNvml(Path root) {
-        return new Pipeline(root, probes()).settings("nvml_library: " + FakeNvml.library());
+        return FakeGpus.pipeline(root, probes());
+    }
+
+    /** The probes that read every vendor's GPUs: {@link #probes()} with gpu.links for gpu.nvlink. */
+    public static Probe[] anyVendorProbes() {
+        return new Probe[]{new GpuInventoryProbe(), new GpuEccProbe(), new GpuMemoryRepairProbe(), new GpuPcieProbe(),
+            new GpuLinksProbe(), new GpuThermalProbe(), new GpuPowerProbe()};
+    }
+
+    /** Every GPU probe, gpu.links too, on a node whose libraries are both fakes (each test says whose GPUs are there). */
+    public static Pipeline onFakeGpus(Path root) {
+        Probe[] nvidia = probes();
+        Probe[] all = java.util.Arrays.copyOf(nvidia, nvidia.length + 1);
+        all[nvidia.length] = new GpuLinksProbe();
+        return FakeGpus.pipeline(root, all);
     }
 
     /** Every GPU probe reading this capture instead of NVML, as a replay does. */

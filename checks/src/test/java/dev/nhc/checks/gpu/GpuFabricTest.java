@@ -1,5 +1,6 @@
 package dev.nhc.checks.gpu;
 
+import dev.nhc.checks.gpu.fabric.GpuFabricProbe;
 import dev.nhc.checks.gpu.nvml.NvmlSessions;
 import dev.nhc.engine.testing.TestProbeContext;
 import org.junit.jupiter.api.AfterAll;
@@ -46,7 +47,7 @@ public class GpuFabricTest {
     private GpuDevice gpu(Map<String, Object> gpu) throws Exception {
         FakeNvml.use(FakeNvml.scenario(List.of(gpu)));
         TestProbeContext ctx = new TestProbeContext(root).setting("nvml_library", FakeNvml.library()).budget(Duration.ofSeconds(10));
-        return GpuSources.forProbe(ctx).devices().get(0);
+        return GpuSources.forProbe(ctx, new GpuFabricProbe().spec()).devices().get(0);
     }
 
     private GpuFabric read(Map<String, Object> fabric) throws Exception {
@@ -140,7 +141,7 @@ public class GpuFabricTest {
         hung.put("delays_ms", Map.of("nvmlDeviceGetGpuFabricInfoV", 60_000));
         FakeNvml.use(FakeNvml.scenario(List.of(hung)));
         TestProbeContext ctx = new TestProbeContext(root).setting("nvml_library", FakeNvml.library()).budget(Duration.ofSeconds(2));
-        GpuDevice device = GpuSources.forProbe(ctx).devices().get(0);
+        GpuDevice device = GpuSources.forProbe(ctx, new GpuFabricProbe().spec()).devices().get(0);
         GpuCallException h = assertThrows(GpuCallException.class, device::fabric);
         assertEquals(GpuCallException.Kind.HUNG, h.kind());
         assertEquals("nvmlDeviceGetGpuFabricInfoV", h.call());

@@ -62,7 +62,7 @@ class GpuProbesThroughFakeNvmlTest {
     }
 
     private TestProbeContext context() {
-        return new TestProbeContext(root).setting("nvml_library", FakeNvml.library()).budget(Duration.ofSeconds(10));
+        return FakeGpus.context(root);
     }
 
     private static Observation gpu(List<Observation> observations, int index) {

@@ -20,7 +20,7 @@ class GpuScanTest {
     private Observation readWith(GpuScan.Reader reader) throws Exception {
         GpuSource source = new CaptureGpuSource(NvidiaSmiCapture.parse("capture.txt",
                 SmiQText.query(SmiQText.gpu("00000000:68:00.0", GpuFalseVerdictsTest.UUID0))));
-        ProbeResult r = GpuScan.run(new TestProbeContext(root), source, GpuData.PCIE, reader);
+        ProbeResult r = GpuScan.run(new TestProbeContext(root), GpuHost.replay(source, GpuSpecs.ALL_VENDORS), GpuData.PCIE, reader);
         assertThat(r.observations()).hasSize(1);
         return r.observations().get(0);
     }

@@ -47,11 +47,19 @@ class GpuSpecsTest {
     void everyGpuProbeSaysWhatItIsAndCarriesTheRulesForALostHungOrUnreadableGpu() {
         for (Probe p : GpuChecks.probes()) {
             ProbeSpec s = p.spec();
-            assertThat(s.tags()).as(s.name()).containsExactly(Tags.GPU, Tags.NVML, HEALTH_SYSTEM.get(s.name()));
+            // The vendors a probe supports are its tags: NVML's for NVIDIA, amd-smi for AMD (gpu.nvlink is NVIDIA's alone).
+            if (s.name().equals("gpu.nvlink")) {
+                assertThat(s.tags()).as(s.name()).containsExactly(Tags.GPU, Tags.NVML, HEALTH_SYSTEM.get(s.name()));
+            } else {
+                assertThat(s.tags()).as(s.name()).containsExactly(Tags.GPU, Tags.NVML, "amd-smi", HEALTH_SYSTEM.get(s.name()));
+            }
+            assertThat(GpuVendor.supportedBy(s)).as(s.name())
+                    .isEqualTo(s.name().equals("gpu.nvlink") ? java.util.EnumSet.of(GpuVendor.NVIDIA) : GpuSpecs.ALL_VENDORS);
             assertThat(s.entityKind()).as(s.name()).isEqualTo(Entity.Kind.GPU);
             assertThat(s.timeoutFails()).as(s.name()).isTrue();
             assertThat(s.fields()).as(s.name()).extracting(f -> f.name())
-                    .contains("gpu", "pci_bus_id", "lost", "responding", "nvml_call", "nvml_error", "unreadable_values", "nvml_available");
+                    .contains("gpu", "vendor", "pci_bus_id", "lost", "responding", "gpu_call", "gpu_error", "unreadable_values",
+                            "gpu_library_available", "nvml_call", "nvml_error", "nvml_available");
             List<DefaultRule> fails = s.defaultRules().stream().filter(r -> r.severity() == Severity.FAIL).toList();
             assertThat(fails.get(0)).as(s.name()).satisfies(r -> {
                 assertThat(r.condition()).isEqualTo(Map.of("lost", true));
@@ -61,7 +69,7 @@ class GpuSpecsTest {
             assertThat(fails.get(1).condition()).as(s.name()).isEqualTo(Map.of("responding", false));
             assertThat(s.defaultRules()).as(s.name()).filteredOn(r -> r.severity() == Severity.UNKNOWN).singleElement()
                     .satisfies(r -> assertThat(new java.util.ArrayList<Object>((List<?>) r.condition()))
-                            .contains(Map.of("lost", true), Map.of("nvml_available", false)));
+                            .contains(Map.of("lost", true), Map.of("gpu_library_available", false)));
         }
     }
 

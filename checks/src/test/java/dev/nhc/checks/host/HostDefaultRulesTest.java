@@ -1,6 +1,6 @@
 package dev.nhc.checks.host;
 
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.PlannedCheck;
 import dev.nhc.engine.plan.ProbeRegistry;

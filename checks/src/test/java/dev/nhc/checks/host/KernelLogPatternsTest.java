@@ -51,6 +51,13 @@ class KernelLogPatternsTest {
         REAL.put("memory page poisoned", "Memory failure: 0xe16677: already hardware poisoned");
         REAL.put("uncorrected hardware error (APEI)", "{1}[Hardware Error]: event severity: recoverable");
         REAL.put("file handles exhausted", "VFS: file-max limit 1000000 reached");
+        // amdgpu's, from the public reports KernelLogAmdgpuTest names
+        REAL.put("amdgpu GPU reset", "amdgpu 0000:0a:00.0: amdgpu: GPU reset begin!");
+        REAL.put("amdgpu uncorrectable error", "amdgpu 0000:1c:00.0: {1}uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!");
+        REAL.put("amdgpu GPU init failure", "amdgpu 0000:83:00.0: amdgpu: Fatal error during GPU init");
+        REAL.put("amdgpu hardware error logged", "amdgpu 0000:42:00.0: {1}[Hardware Error]: Accelerator Check Architecture events logged");
+        REAL.put("amdgpu ring timeout", "amdgpu 0000:c5:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=2662395, emitted seq=2662397");
+        REAL.put("amdgpu page fault", "amdgpu 0000:c6:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:3 pasid:32769)");
     }
 
     private static KernelLogLine record(String message) {

@@ -56,6 +56,16 @@ class CaptureKindTest {
         assertEquals(CaptureKind.KERNEL_LOG, CaptureKind.recognise("kernel: [ 1234.567890] mlx5_core 0000:0c:00.0: mlx5_pcie_event: Detected insufficient power\n"));
     }
 
+    /** AMD's tools by their own shapes; a dmesg line's "[ 12.3]" is not a JSON list. */
+    @Test
+    void amdSmiAndRocmSmiAreAmdSmiAndAnAmdgpuDmesgIsAKernelLog() {
+        assertEquals(CaptureKind.AMD_SMI, CaptureKind.recognise("[\n    {\n        \"gpu\": 0,\n        \"asic\": {\"market_name\": \"AMD Instinct MI300X\"}}]"));
+        assertEquals(CaptureKind.AMD_SMI, CaptureKind.recognise("{\n    \"gpu_data\": [\n        {\n            \"gpu\": 0,\n"));
+        assertEquals(CaptureKind.AMD_SMI, CaptureKind.recognise("{\"card0\": {\"GPU ID\": \"0x738c\", \"Temperature (Sensor edge) (C)\": \"27.0\"}}"));
+        assertEquals(CaptureKind.AMD_SMI, CaptureKind.recognise("GPU: 0\n    RETIRED: No bad pages found.\n    PENDING: No bad pages found.\n"));
+        assertEquals(CaptureKind.KERNEL_LOG, CaptureKind.recognise("[ 2237.944732] amdgpu 0000:0a:00.0: amdgpu: GPU reset begin!\n"));
+    }
+
     @Test
     void textNoToolPrintsIsNoKind() {
         assertNull(CaptureKind.recognise(""));

@@ -2,13 +2,12 @@ package dev.nhc.dstack.e2e;
 
 import dev.nhc.daemon.Daemon;
 import dev.nhc.daemon.DaemonPlugin;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.ProbeRegistry;
-import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.rules.RuleEngine;
 
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +29,6 @@ public final class E2eDaemonMain {
         List<DaemonPlugin> plugins = new ArrayList<>();
         ServiceLoader.load(DaemonPlugin.class).forEach(plugins::add);
         String node = "e2e-host";
-        System.exit(Daemon.run(() -> loader.load(config), new PlanExecutor(Clock.systemUTC()), node, System.err, Map.of(), plugins, List.of()));
+        System.exit(Daemon.run(() -> loader.load(config), SeverityPolicy.STANDARD, node, null, System.err, Map.of(), plugins, List.of()));
     }
 }

@@ -61,6 +61,15 @@ public interface ProbeContext {
     /** A value from the config's {@code settings:} section (e.g. {@code nvml_library}), or null. */
     Object setting(String key);
 
+    /**
+     * A top-level config section that a probe's own module contributes (a {@code ConfigSection}
+     * found by ServiceLoader, such as the checks' {@code gpu:}), converted and with its defaults;
+     * empty when no such section is known.
+     */
+    default Params section(String key) {
+        return Params.empty();
+    }
+
     Clock clock();
 
     /**

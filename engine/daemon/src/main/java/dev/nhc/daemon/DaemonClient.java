@@ -1,7 +1,7 @@
 package dev.nhc.daemon;
 
-import dev.nhc.engine.run.PlanExecutor;
 
+import dev.nhc.units.Durations;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -86,7 +86,7 @@ public final class DaemonClient {
         while (true) {
             long left = (until - System.nanoTime()) / 1_000_000;
             if (left <= 0) {
-                throw new IOException("the daemon did not " + what + " within " + PlanExecutor.human(limit));
+                throw new IOException("the daemon did not " + what + " within " + Durations.human(limit));
             }
             selector.selectedKeys().clear();
             if (selector.select(left) > 0 && key.isValid() && (key.readyOps() & op) != 0) {

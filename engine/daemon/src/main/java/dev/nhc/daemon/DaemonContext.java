@@ -1,6 +1,7 @@
 package dev.nhc.daemon;
 
 import dev.nhc.engine.plan.Plan;
+import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.engine.state.StateStore;
 import dev.nhc.model.Verdict;
 
@@ -12,6 +13,9 @@ public interface DaemonContext {
 
     /** The running plan (its settings and sections). */
     Plan plan();
+
+    /** The severity policy the daemon judges by: plugins map what it decided, never a policy of their own. */
+    SeverityPolicy policy();
 
     /** The node's name, as Slurm and the reports know it. */
     String node();

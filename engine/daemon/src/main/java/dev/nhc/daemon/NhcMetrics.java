@@ -4,6 +4,7 @@ import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
 import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
+import dev.nhc.engine.policy.SeverityOrder;
 import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.model.Severity;
 import dev.nhc.model.Verdict;
@@ -34,12 +35,13 @@ import java.util.function.Supplier;
  * {@code examples/grafana/nhc-fleet.json}.
  */
 public final class NhcMetrics implements MultiCollector {
-    private static final SeverityPolicy POLICY = SeverityPolicy.STANDARD;
+    private final SeverityOrder order;
     private final Supplier<DaemonStatus> status;
     private final Supplier<Map<String, String>> labels;
     private final Consumer<MetricsOut> plugins;
 
-    public NhcMetrics(Supplier<DaemonStatus> status, Supplier<Map<String, String>> labels, Consumer<MetricsOut> plugins) {
+    public NhcMetrics(SeverityPolicy policy, Supplier<DaemonStatus> status, Supplier<Map<String, String>> labels, Consumer<MetricsOut> plugins) {
+        this.order = policy.order();
         this.status = status;
         this.labels = labels;
         this.plugins = plugins;
@@ -73,26 +75,27 @@ public final class NhcMetrics implements MultiCollector {
         GaugeSnapshot.Builder checkDuration = gauge("nhc_check_duration_seconds", "how long the latest run of the check took");
         GaugeSnapshot.Builder checkLastRun = gauge("nhc_check_last_run_timestamp_seconds", "when the check's latest result came in");
         GaugeSnapshot.Builder checkUp = gauge("nhc_check_completed", "1 when the check's latest run completed, 0 when it timed out or failed to run");
-        GaugeSnapshot.Builder gpuField = gauge("nhc_gpu_observation", "numeric fields a check observed per GPU (counters and readings)");
+        GaugeSnapshot.Builder gpuField = gauge("nhc_gpu_observation", "numeric fields a check observed per GPU (counters and readings); "
+                + "vendor when the probe says who made the GPU");
         GaugeSnapshot.Builder findings = gauge("nhc_findings",
                 "warn, fail and unknown findings of the latest run by check, severity and remedy; gpu when a finding is about one GPU; "
                         + "only combinations with findings are present");
         IbPortMetrics ibPorts = new IbPortMetrics(constant);
         if (v != null) {
-            verdictSeverity.dataPoint(point(constant, POLICY.rank(v.severity()), Labels.EMPTY));
+            verdictSeverity.dataPoint(point(constant, order.rank(v.severity()), Labels.EMPTY));
             for (CheckResult c : v.checks()) {
                 if (c.status() == CheckStatus.SKIPPED) {
                     continue;
                 }
                 Labels l = Labels.of("check", c.name(), "probe", c.probe() == null ? "" : c.probe());
-                checkSeverity.dataPoint(point(constant, POLICY.rank(c.severity()), l));
+                checkSeverity.dataPoint(point(constant, order.rank(c.severity()), l));
                 checkDuration.dataPoint(point(constant, c.durationMs() / 1000.0, l));
                 checkUp.dataPoint(point(constant, c.status() == CheckStatus.COMPLETED ? 1 : 0, l));
                 Instant at = s.finishedAt().get(c.name());
                 if (at != null) {
                     checkLastRun.dataPoint(point(constant, at.toEpochMilli() / 1000.0, l));
                 }
-                for (Severity sev : Severity.values()) {
+                for (Severity sev : order.severities()) {
                     long n = c.findings().stream().filter(f -> f.severity() == sev).count();
                     checkFindings.dataPoint(point(constant, n, Labels.of("check", c.name(), "severity", sev.label())));
                 }
@@ -111,10 +114,14 @@ public final class NhcMetrics implements MultiCollector {
                     if (gpu.isEmpty()) {
                         continue;
                     }
+                    // who made the GPU, when its probe says (a GPU probe's "vendor" field): one dashboard for mixed fleets
+                    Labels gl = o.get("vendor") instanceof String vendor
+                            ? Labels.of("check", c.name(), "gpu", Integer.toString(gpu.getAsInt()), "vendor", vendor)
+                            : Labels.of("check", c.name(), "gpu", Integer.toString(gpu.getAsInt()));
                     o.fields().forEach((field, value) -> {
                         Double d = numeric(value);
                         if (d != null) {
-                            gpuField.dataPoint(point(constant, d, Labels.of("check", c.name(), "gpu", Integer.toString(gpu.getAsInt()), "field", field)));
+                            gpuField.dataPoint(point(constant, d, gl.add("field", field)));
                         }
                     });
                 }

@@ -10,8 +10,8 @@ import java.io.PrintStream;
  * with {@code -XX:+ExitOnOutOfMemoryError}, as a heap that ran out once leaves nothing trustworthy.
  */
 public final class ProcessEnd {
-    /** nhc's own error (the severity contract's exit 3). */
-    static final int EXIT = 3;
+    /** nhc's own error (the contract's exit 3). */
+    static final int EXIT = dev.nhc.engine.policy.ExitCodes.INTERNAL;
     /** How long the shutdown hook (listeners closed, run lock released) may take before the JVM is halted. */
     private static final long HALT_AFTER_MS = 10_000;
 

@@ -1,10 +1,10 @@
 package dev.nhc.daemon;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.ProbeRegistry;
-import dev.nhc.engine.run.PlanExecutor;
+import dev.nhc.engine.policy.SeverityPolicy;
 import dev.nhc.engine.testing.PassThroughRules;
 import dev.nhc.engine.testing.ScriptedProbe;
 import dev.nhc.model.CheckResult;
@@ -206,7 +206,7 @@ class DaemonTest {
     private final SteppedClock wall = new SteppedClock();
 
     private Daemon daemon(Path file, DaemonPlugin... plugins) {
-        Daemon d = new Daemon(() -> loader().load(file), new PlanExecutor(wall), wall, "node1",
+        Daemon d = new Daemon(() -> loader().load(file), SeverityPolicy.STANDARD, wall, "node1",
                 new PrintStream(logBytes, true, StandardCharsets.UTF_8), Map.of(), List.of(plugins));
         daemons.add(d);
         return d;
@@ -332,24 +332,19 @@ class DaemonTest {
 
     @Test
     void aHungCheckTimesOutAsTheSeverityPolicySays() throws Exception {
-        Daemon.graceForTests(Duration.ofMillis(200));
-        try {
-            Daemon d = start(write("nhc.yaml", config("""
-                      - { name: slow-gpu, use: gpu.test, timeout: 500ms }
-                      - { name: slow-disk, use: test.slow, timeout: 500ms }
-                    """)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null && d.verdict().checks().size() == 2);
-            Map<String, CheckResult> byName = new java.util.HashMap<>();
-            d.verdict().checks().forEach(c -> byName.put(c.name(), c));
-            assertEquals(CheckStatus.TIMED_OUT, byName.get("slow-gpu").status());
-            assertEquals(Severity.FAIL, byName.get("slow-gpu").severity(), "a hung GPU probe is a sick GPU");
-            assertEquals(Severity.UNKNOWN, byName.get("slow-disk").severity());
-            // still stuck: the schedule came round twice more, and no second run piled up behind the first
-            await().atMost(Duration.ofSeconds(5)).until(() -> d.skippedWhileHung("slow-gpu") >= 2);
-            assertEquals(1, runs("slow-gpu"));
-        } finally {
-            Daemon.graceForTests(Daemon.DEFAULT_GRACE);
-        }
+        Daemon d = start(write("nhc.yaml", config("""
+                  - { name: slow-gpu, use: gpu.test, timeout: 500ms }
+                  - { name: slow-disk, use: test.slow, timeout: 500ms }
+                """)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null && d.verdict().checks().size() == 2);
+        Map<String, CheckResult> byName = new java.util.HashMap<>();
+        d.verdict().checks().forEach(c -> byName.put(c.name(), c));
+        assertEquals(CheckStatus.TIMED_OUT, byName.get("slow-gpu").status());
+        assertEquals(Severity.FAIL, byName.get("slow-gpu").severity(), "a hung GPU probe is a sick GPU");
+        assertEquals(Severity.UNKNOWN, byName.get("slow-disk").severity());
+        // still stuck: the schedule came round twice more, and no second run piled up behind the first
+        await().atMost(Duration.ofSeconds(5)).until(() -> d.skippedWhileHung("slow-gpu") >= 2);
+        assertEquals(1, runs("slow-gpu"));
     }
 
     @Test
@@ -406,7 +401,7 @@ class DaemonTest {
                 throw new StackOverflowError();
             }
             return loader().load(file);
-        }, new PlanExecutor(Clock.systemUTC()), Clock.systemUTC(), "node1", new PrintStream(logBytes, true, StandardCharsets.UTF_8),
+        }, SeverityPolicy.STANDARD, Clock.systemUTC(), "node1", new PrintStream(logBytes, true, StandardCharsets.UTF_8),
                 Map.of(), List.of());
         daemons.add(d);
         d.start();
@@ -422,7 +417,7 @@ class DaemonTest {
         Daemon d = start(write("nhc.yaml", config("  - { name: fast, use: test.fast }\n")));
         await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
         // The disk "fills": the state file's place is taken by a directory, so writing it fails.
-        Path file = state.resolve(Daemon.STATE_SECTION + ".json");
+        Path file = state.resolve(LatestVerdict.SECTION + ".json");
         Files.deleteIfExists(file);
         Files.createDirectories(file);
         Files.writeString(file.resolve("x"), "keeps the directory from being replaced");
@@ -439,7 +434,7 @@ class DaemonTest {
         answer.put("fast", Severity.WARN);
         Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast, every: 1h }\n"));
         Daemon first = start(file);
-        Path state = dir.resolve("state").resolve(Daemon.STATE_SECTION + ".json");
+        Path state = dir.resolve("state").resolve(LatestVerdict.SECTION + ".json");
         await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(state) && Files.readString(state).contains("fast says warn"));
         first.close();
 
@@ -487,7 +482,7 @@ class DaemonTest {
     void aSavedVerdictNhcDidNotWriteIsNotServedAndTheLogSaysSo() throws Exception {
         Path file = write("nhc.yaml", config("  - { name: fast, use: test.fast, every: 1h }\n"));
         Path state = Files.createDirectories(dir.resolve("state"));
-        Files.writeString(state.resolve(Daemon.STATE_SECTION + ".json"), "{\"verdict\": {\"severity\": \"fail\", \"started\": "
+        Files.writeString(state.resolve(LatestVerdict.SECTION + ".json"), "{\"verdict\": {\"severity\": \"fail\", \"started\": "
                 + "\"2026-01-01T00:00:00Z\", \"checks\": [{\"name\": null, \"severity\": []}, {\"name\": \"fast\", "
                 + "\"severity\": \"catastrophic\", \"status\": \"completed\"}, 7]}}\n");
         Daemon d = daemon(file);
@@ -686,25 +681,20 @@ class DaemonTest {
      */
     @Test
     void aCheckStillHungPastTwoIntervalsIsTheVerdictNotAStaleOne() throws Exception {
-        Daemon.graceForTests(Duration.ofMillis(200));
-        try {
-            answer.put("fast", Severity.PASS);
-            Path file = write("nhc.yaml", config("""
-                      - { name: fast, use: test.fast }
-                      - { name: slow-gpu, use: gpu.test, timeout: 300ms }
-                    """));
-            Daemon d = start(file, actingForTheHealthProgram());
-            await().atMost(Duration.ofSeconds(10)).until(() -> d.status().finishedAt().containsKey("slow-gpu"));
-            java.time.Instant timedOut = d.status().finishedAt().get("slow-gpu");
-            // past two of its intervals (300ms each) while the probe still hangs
-            await().atMost(Duration.ofSeconds(10)).until(() -> Duration.between(timedOut, java.time.Instant.now()).toMillis() > 900);
-            assertEquals(timedOut, d.status().finishedAt().get("slow-gpu"), "the hung check was not run again");
-            String reply = SocketClient.ask(dir.resolve("run/nhc.sock"), "verdict " + file);
-            assertTrue(reply.startsWith("ok 1\n"), reply);
-            assertTrue(reply.contains("slow-gpu"), reply);
-        } finally {
-            Daemon.graceForTests(Daemon.DEFAULT_GRACE);
-        }
+        answer.put("fast", Severity.PASS);
+        Path file = write("nhc.yaml", config("""
+                  - { name: fast, use: test.fast }
+                  - { name: slow-gpu, use: gpu.test, timeout: 300ms }
+                """));
+        Daemon d = start(file, actingForTheHealthProgram());
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.status().finishedAt().containsKey("slow-gpu"));
+        java.time.Instant timedOut = d.status().finishedAt().get("slow-gpu");
+        // past two of its intervals (300ms each) while the probe still hangs
+        await().atMost(Duration.ofSeconds(10)).until(() -> Duration.between(timedOut, java.time.Instant.now()).toMillis() > 900);
+        assertEquals(timedOut, d.status().finishedAt().get("slow-gpu"), "the hung check was not run again");
+        String reply = SocketClient.ask(dir.resolve("run/nhc.sock"), "verdict " + file);
+        assertTrue(reply.startsWith("ok 1\n"), reply);
+        assertTrue(reply.contains("slow-gpu"), reply);
     }
 
     /** dcgm.diag every 6h is intrusive: a restart shows its saved result and runs it when it is due, not at once. */
@@ -844,46 +834,50 @@ class DaemonTest {
         assertFalse(sawOthers.get().containsKey("judge"), "not its own");
     }
 
-    /**
-     * When the executor itself does not come back (here: the daemon's bound made shorter than the
-     * executor's own timeout), the daemon's timeout result is built as the executor's: same
-     * wording, and on_unknown applied.
-     */
+    /** Host patterns with a dot are matched against the kernel's full host name in the daemon as in nhc run (LBNL NHC's meaning). */
     @Test
-    void theDaemonsOwnTimeoutResultAppliesOnUnknownWithTheExecutorsWording() throws Exception {
-        Daemon.graceForTests(Duration.ofMillis(-300));
-        try {
-            Daemon d = start(write("nhc.yaml", config("  - { name: slow-disk, use: test.slow, timeout: 600ms }\n")
-                    .replace("settings:\n", "settings:\n  on_unknown: fail\n")));
-            await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
-            CheckResult r = d.verdict().checks().get(0);
-            assertEquals(CheckStatus.TIMED_OUT, r.status());
-            assertEquals(Severity.FAIL, r.severity(), "on_unknown: fail makes a hang count");
-            assertEquals("probe test.slow did not finish within 600ms; abandoned", r.findings().get(0).message());
-        } finally {
-            Daemon.graceForTests(Daemon.DEFAULT_GRACE);
-        }
+    void aHostPatternWithADotMatchesTheFullHostName() throws Exception {
+        Daemon d = daemon(write("nhc.yaml", config("""
+                  - { name: in-domain, use: test.fast, on: "*.cluster.local" }
+                  - { name: elsewhere, use: test.fast, on: "*.other.org" }
+                """)));
+        d.hostName = "node1.cluster.local";
+        d.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null && d.verdict().checks().size() == 2);
+        Map<String, CheckStatus> status = new java.util.HashMap<>();
+        d.verdict().checks().forEach(c -> status.put(c.name(), c.status()));
+        assertEquals(Map.of("in-domain", CheckStatus.COMPLETED, "elsewhere", CheckStatus.SKIPPED), status);
     }
 
     /**
-     * The daemon's own timeout path leaves {@code for:} alone, as the executor's does: a hang that
-     * means sickness by the probe's spec FAILs at once (the daemon never runs a hung probe again,
-     * so N runs in a row would never come), and no streak is written.
+     * A hang in the daemon is judged by the check's unit, as in a one-shot run: same wording, and
+     * on_unknown applied (the daemon once built its own timeout result beside the executor's).
      */
     @Test
-    void theDaemonsOwnTimeoutOfAHangThatMeansSicknessFailsAtOnceUnderFor() throws Exception {
-        Daemon.graceForTests(Duration.ofMillis(-300));
-        try {
-            Daemon d = start(write("nhc.yaml", config("  - { name: slow-gpu, use: gpu.test, timeout: 600ms, for: 3 }\n")));
-            await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
-            CheckResult r = d.verdict().checks().get(0);
-            assertEquals(CheckStatus.TIMED_OUT, r.status());
-            assertEquals(Severity.FAIL, r.severity(), r.findings().toString());
-            Path streaks = dir.resolve("state/rules.slow-gpu.json");
-            assertFalse(Files.exists(streaks) && Files.readString(streaks).contains("fail"), "no for: streak counted for a run that saw nothing");
-        } finally {
-            Daemon.graceForTests(Daemon.DEFAULT_GRACE);
-        }
+    void aHangInTheDaemonAppliesOnUnknownWithTheOneShotWording() throws Exception {
+        Daemon d = start(write("nhc.yaml", config("  - { name: slow-disk, use: test.slow, timeout: 600ms }\n")
+                .replace("settings:\n", "settings:\n  on_unknown: fail\n")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
+        CheckResult r = d.verdict().checks().get(0);
+        assertEquals(CheckStatus.TIMED_OUT, r.status());
+        assertEquals(Severity.FAIL, r.severity(), "on_unknown: fail makes a hang count");
+        assertEquals("probe test.slow did not finish within 600ms; abandoned", r.findings().get(0).message());
+    }
+
+    /**
+     * A hang leaves {@code for:} alone in the daemon as in a one-shot run: a hang that means
+     * sickness by the probe's spec FAILs at once (the daemon never runs a hung probe again, so N runs
+     * in a row would never come), and no streak is written (c9944f4: it once passed as "1 of 3").
+     */
+    @Test
+    void aHangThatMeansSicknessFailsAtOnceUnderForInTheDaemon() throws Exception {
+        Daemon d = start(write("nhc.yaml", config("  - { name: slow-gpu, use: gpu.test, timeout: 600ms, for: 3 }\n")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> d.verdict() != null);
+        CheckResult r = d.verdict().checks().get(0);
+        assertEquals(CheckStatus.TIMED_OUT, r.status());
+        assertEquals(Severity.FAIL, r.severity(), r.findings().toString());
+        Path streaks = dir.resolve("state/rules.slow-gpu.json");
+        assertFalse(Files.exists(streaks) && Files.readString(streaks).contains("fail"), "no for: streak counted for a run that saw nothing");
     }
 
     /**
@@ -923,7 +917,7 @@ class DaemonTest {
                 """)));
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("gated-cursor") == 1);
         int before = runs("fast");
-        Path verdict = dir.resolve("state").resolve(Daemon.STATE_SECTION + ".json");
+        Path verdict = dir.resolve("state").resolve(LatestVerdict.SECTION + ".json");
         await().atMost(Duration.ofSeconds(10)).until(() -> runs("fast") >= before + 2 && Files.exists(verdict));
         assertFalse(Files.exists(dir.resolve("state/check.gated-cursor.json")), "nothing of the running probe was written");
         open.countDown();

@@ -30,7 +30,7 @@ class IbPortMetricsTest {
     private static String scrape(CheckResult... checks) {
         Verdict v = new Verdict("gpu-029", Instant.parse("2026-11-20T10:00:00Z"), 12, List.of(checks), Severity.FAIL);
         DaemonStatus status = new DaemonStatus(v, Map.of(), Instant.parse("2026-11-20T09:00:00Z"), List.of(), 0, 0, 0);
-        NhcMetrics metrics = new NhcMetrics(() -> status, () -> Map.of("fleet", "gpu-fleet"), out -> { });
+        NhcMetrics metrics = new NhcMetrics(dev.nhc.engine.policy.SeverityPolicy.STANDARD, () -> status, () -> Map.of("fleet", "gpu-fleet"), out -> { });
         return PrometheusTextFormatWriter.create().toDebugString(metrics.collect());
     }
 

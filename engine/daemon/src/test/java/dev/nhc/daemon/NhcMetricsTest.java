@@ -44,7 +44,7 @@ class NhcMetricsTest {
 
     private static MetricSnapshots collect(Verdict v) {
         DaemonStatus s = new DaemonStatus(v, Map.of(), T0, List.of(), 0, 0, 0);
-        return new NhcMetrics(() -> s, () -> Map.of("dstack_fleet_name", "f"), out -> { }).collect();
+        return new NhcMetrics(dev.nhc.engine.policy.SeverityPolicy.STANDARD, () -> s, () -> Map.of("dstack_fleet_name", "f"), out -> { }).collect();
     }
 
     private static CheckResult check(String name, String probe, List<Finding> findings, List<Observation> obs) {

@@ -41,7 +41,7 @@ class StatusServerTest {
 
     private StatusServer start() throws IOException {
         DaemonStatus s = new DaemonStatus(null, Map.of(), Instant.parse("2026-11-22T04:00:00Z"), List.of(), 0, 0, 0);
-        NhcMetrics metrics = new NhcMetrics(() -> s, Map::of, out -> {
+        NhcMetrics metrics = new NhcMetrics(dev.nhc.engine.policy.SeverityPolicy.STANDARD, () -> s, Map::of, out -> {
             scrapes.incrementAndGet();
             if (blockScrapes) {
                 try {

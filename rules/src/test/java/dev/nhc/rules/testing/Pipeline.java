@@ -1,6 +1,6 @@
 package dev.nhc.rules.testing;
 
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.config.ConfigSection;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.ProbeRegistry;
@@ -39,6 +39,7 @@ public final class Pipeline {
     private final List<Probe> probes;
     private final Map<Class<?>, Object> services = new LinkedHashMap<>();
     private final List<ConfigSection> sections = new ArrayList<>();
+    private final StringBuilder sectionText = new StringBuilder();
     private String node = "node001";
     private String settings = "";
 
@@ -63,6 +64,13 @@ public final class Pipeline {
         return this;
     }
 
+    /** A config section the checks' modules contribute, and its lines (e.g. the checks' {@code gpu:} with "amd_smi_library: …"). */
+    public Pipeline section(ConfigSection section, String lines) {
+        sections.add(section);
+        sectionText.append(section.key()).append(":\n").append(indent(lines, "  "));
+        return this;
+    }
+
     public Path root() {
         return root;
     }
@@ -70,7 +78,7 @@ public final class Pipeline {
     /** The plan of these checks (a YAML list, indented or not); throws ConfigException when invalid. */
     public Plan plan(String checks) throws Exception {
         String yaml = "nhc: 1\nsettings:\n  root: " + root + "\n  state_dir: " + root.resolve("var/lib/nhc") + "\n"
-                + "  deadline: 30s\n" + indent(settings, "  ") + "checks:\n" + indent(checks, "  ");
+                + "  deadline: 30s\n" + indent(settings, "  ") + sectionText + "checks:\n" + indent(checks, "  ");
         return new ConfigLoader(new ProbeRegistry(probes), new RuleEngine(), sections).enforceOwnership(false).parse("nhc.yaml", yaml, null);
     }
 

@@ -2,6 +2,7 @@ package dev.nhc.scripts.js;
 
 import dev.nhc.scripts.JsRunner;
 import dev.nhc.scripts.ScriptFailure;
+import dev.nhc.units.Durations;
 
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
@@ -16,7 +17,6 @@ import org.graalvm.polyglot.io.IOAccess;
 import org.graalvm.polyglot.proxy.ProxyArray;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
 
-import dev.nhc.engine.run.PlanExecutor;
 
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -93,12 +93,12 @@ public final class JsSandbox implements JsRunner {
             return text.isNull() ? "null" : text.asString();
         } catch (PolyglotException e) {
             if (timedOut.get() || e.isCancelled()) {
-                throw new ScriptFailure(name + " did not finish within " + PlanExecutor.human(timeout) + " and was stopped");
+                throw new ScriptFailure(name + " did not finish within " + Durations.human(timeout) + " and was stopped");
             }
             throw new ScriptFailure(describe(name, e));
         } catch (IllegalStateException e) {
             if (timedOut.get()) {
-                throw new ScriptFailure(name + " did not finish within " + PlanExecutor.human(timeout) + " and was stopped");
+                throw new ScriptFailure(name + " did not finish within " + Durations.human(timeout) + " and was stopped");
             }
             throw new ScriptFailure(name + ": " + e.getMessage());
         } finally {

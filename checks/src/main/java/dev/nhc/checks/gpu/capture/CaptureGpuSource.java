@@ -4,6 +4,7 @@ import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice;
 import dev.nhc.checks.gpu.GpuScan;
 import dev.nhc.checks.gpu.GpuSource;
+import dev.nhc.checks.gpu.GpuVendor;
 import dev.nhc.checks.gpu.GpuSourceException;
 import dev.nhc.model.Entity;
 import dev.nhc.model.Observation;
@@ -27,6 +28,12 @@ public final class CaptureGpuSource implements GpuSource {
 
     public static CaptureGpuSource none() {
         return new CaptureGpuSource(new GpuCapture("the replayed captures", null, List.of(), java.util.EnumSet.noneOf(GpuData.class)));
+    }
+
+    /** nvidia-smi captures are of NVIDIA's GPUs. */
+    @Override
+    public GpuVendor vendor() {
+        return GpuVendor.NVIDIA;
     }
 
     @Override

@@ -8,7 +8,12 @@ public final class CaptureParseException extends Exception {
     private final List<String> problems;
 
     public CaptureParseException(String source, List<String> problems) {
-        super(source + " is not a readable nvidia-smi capture: " + String.join("; ", problems));
+        this(source, "nvidia-smi", problems);
+    }
+
+    /** @param tool what made the capture: "nvidia-smi", "amd-smi" */
+    public CaptureParseException(String source, String tool, List<String> problems) {
+        super(source + " is not a readable " + tool + " capture: " + String.join("; ", problems));
         this.problems = List.copyOf(problems);
     }
 
@@ -18,7 +23,7 @@ public final class CaptureParseException extends Exception {
     }
 
     /** Captures that each read fine but cannot be of the same node. */
-    static CaptureParseException mismatch(String problem) {
+    public static CaptureParseException mismatch(String problem) {
         return new CaptureParseException(problem, problem);
     }
 

@@ -4,6 +4,8 @@ import dev.nhc.checks.gpu.GpuCallException;
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice;
 import dev.nhc.checks.gpu.GpuFabric;
+import dev.nhc.checks.gpu.GpuVendor;
+import dev.nhc.checks.gpu.nvml.NvmlClockEvents;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -14,7 +16,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One GPU as an nvidia-smi capture shows it. Values the capture says are {@code N/A} or
+ * One NVIDIA GPU as an nvidia-smi capture shows it (a capture shows link state, not NVLink error
+ * counters: absent, as on a GPU without them). Values the capture says are {@code N/A} or
  * {@code Not Supported}, or does not show at all, are null: the same "absent" as NVML's
  * NOT_SUPPORTED, so the probes judge a capture exactly as they judge live NVML.
  */
@@ -96,9 +99,14 @@ public final class CapturedGpu implements GpuDevice {
         fabric = fabric != null ? fabric : other.fabric;
     }
 
-    static String eccKey(EccCounter c, EccError t, MemoryLocation l) {
+    static String eccKey(EccCounter c, EccError t, EccBlock l) {
         return c.name().toLowerCase(java.util.Locale.ROOT) + "_" + (l == null ? "" : l.name().toLowerCase(java.util.Locale.ROOT) + "_")
                 + t.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @Override
+    public GpuVendor vendor() {
+        return GpuVendor.NVIDIA;
     }
 
     @Override
@@ -155,8 +163,8 @@ public final class CapturedGpu implements GpuDevice {
     }
 
     @Override
-    public Long eccErrors(EccCounter counter, EccError type, MemoryLocation location) {
-        return ecc.get(eccKey(counter, type, location));
+    public Long eccErrors(EccCounter counter, EccError type, EccBlock block) {
+        return ecc.get(eccKey(counter, type, block));
     }
 
     @Override
@@ -210,14 +218,8 @@ public final class CapturedGpu implements GpuDevice {
     }
 
     @Override
-    public Boolean nvlinkActive(int link) {
+    public Boolean linkActive(int link) {
         return nvlinks == null || link >= nvlinks.size() ? null : nvlinks.get(link);
-    }
-
-    /** A capture shows link state, not error counters: absent, as on a GPU without them. */
-    @Override
-    public Long nvlinkErrors(int link, NvLinkCounter counter) {
-        return null;
     }
 
     @Override
@@ -236,8 +238,8 @@ public final class CapturedGpu implements GpuDevice {
     }
 
     @Override
-    public Long clocksEventReasons() {
-        return clocksEventReasons;
+    public Throttle throttle() {
+        return clocksEventReasons == null ? null : NvmlClockEvents.throttle(clocksEventReasons);
     }
 
     @Override

@@ -3,7 +3,7 @@ package dev.nhc.checks.gpu.capture;
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice.EccCounter;
 import dev.nhc.checks.gpu.GpuDevice.EccError;
-import dev.nhc.checks.gpu.GpuDevice.MemoryLocation;
+import dev.nhc.checks.gpu.GpuDevice.EccBlock;
 import dev.nhc.checks.gpu.GpuDevice.RemappedRows;
 import dev.nhc.checks.gpu.GpuDevice.TemperatureThreshold;
 import dev.nhc.checks.gpu.PciBusId;
@@ -421,7 +421,7 @@ final class NvidiaSmiQParser {
             for (var e : Map.of(EccError.CORRECTED, single == null ? new Node("", null, 0) : single,
                     EccError.UNCORRECTED, dbl == null ? new Node("", null, 0) : dbl).entrySet()) {
                 put(g, counter, e.getKey(), null, number(e.getValue().child("Total")));
-                put(g, counter, e.getKey(), MemoryLocation.DRAM, number(e.getValue().child("Device Memory")));
+                put(g, counter, e.getKey(), EccBlock.DRAM, number(e.getValue().child("Device Memory")));
             }
             return;
         }
@@ -430,15 +430,15 @@ final class NvidiaSmiQParser {
                 number(section.child("SRAM Uncorrectable SEC-DED")));
         Long dramC = number(section.child("DRAM Correctable"));
         Long dramU = number(section.child("DRAM Uncorrectable"));
-        put(g, counter, EccError.CORRECTED, MemoryLocation.SRAM, sramC);
-        put(g, counter, EccError.UNCORRECTED, MemoryLocation.SRAM, sramU);
-        put(g, counter, EccError.CORRECTED, MemoryLocation.DRAM, dramC);
-        put(g, counter, EccError.UNCORRECTED, MemoryLocation.DRAM, dramU);
+        put(g, counter, EccError.CORRECTED, EccBlock.SRAM, sramC);
+        put(g, counter, EccError.UNCORRECTED, EccBlock.SRAM, sramU);
+        put(g, counter, EccError.CORRECTED, EccBlock.DRAM, dramC);
+        put(g, counter, EccError.UNCORRECTED, EccBlock.DRAM, dramU);
         put(g, counter, EccError.CORRECTED, null, sum(sramC, dramC));
         put(g, counter, EccError.UNCORRECTED, null, sum(sramU, dramU));
     }
 
-    private static void put(CapturedGpu g, EccCounter c, EccError t, MemoryLocation l, Long v) {
+    private static void put(CapturedGpu g, EccCounter c, EccError t, EccBlock l, Long v) {
         if (v != null) {
             g.ecc.put(CapturedGpu.eccKey(c, t, l), v);
         }

@@ -3,7 +3,7 @@ package dev.nhc.checks.gpu.capture;
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice.EccCounter;
 import dev.nhc.checks.gpu.GpuDevice.EccError;
-import dev.nhc.checks.gpu.GpuDevice.MemoryLocation;
+import dev.nhc.checks.gpu.GpuDevice.EccBlock;
 import dev.nhc.checks.gpu.GpuDevice.RemappedRows;
 import dev.nhc.checks.gpu.PciBusId;
 
@@ -134,10 +134,10 @@ final class QueryGpuCsvParser {
                         provide(GpuData.ECC);
                         EccCounter counter = m.group(2).equals("volatile") ? EccCounter.VOLATILE : EccCounter.AGGREGATE;
                         EccError type = m.group(1).equals("corrected") ? EccError.CORRECTED : EccError.UNCORRECTED;
-                        MemoryLocation where = switch (m.group(3)) {
+                        EccBlock where = switch (m.group(3)) {
                             case "total" -> null;
-                            case "device_memory", "dram" -> MemoryLocation.DRAM;
-                            default -> MemoryLocation.SRAM;
+                            case "device_memory", "dram" -> EccBlock.DRAM;
+                            default -> EccBlock.SRAM;
                         };
                         String key = CapturedGpu.eccKey(counter, type, where);
                         gpu.ecc.merge(key, v, Math::max); // device_memory and dram are one counter under two names

@@ -6,6 +6,7 @@ import dev.nhc.checks.gpu.GpuFabric;
 import dev.nhc.checks.gpu.GpuScan;
 import dev.nhc.checks.gpu.GpuSource;
 import dev.nhc.checks.gpu.GpuSpecs;
+import dev.nhc.checks.gpu.GpuVendor;
 import dev.nhc.checks.host.AllOf;
 import dev.nhc.checks.host.Executables;
 import dev.nhc.checks.host.SystemdUnits;
@@ -78,7 +79,7 @@ public final class GpuFabricProbe implements Probe {
                             + "the fabric manager service, and NVSwitch errors in the fabric manager log", Tags.NVSWITCH,
                     "one per GPU (its fabric registration); the fabric manager unit; one per NVSwitch "
                             + "(or NVLink 5 GPU) with errors in the fabric manager log; the log itself; GPUs, the node's GPUs "
-                            + "as a whole, when NVML cannot be used")
+                            + "as a whole, when NVML cannot be used", java.util.EnumSet.of(GpuVendor.NVIDIA))
             .tags(Tags.FABRIC)
             .param(FABRIC_MANAGER)
             .param(UNIT)
@@ -182,7 +183,7 @@ public final class GpuFabricProbe implements Probe {
         boolean replay = capture.isPresent() || ctx.service(GpuSource.class).isPresent();
         List<Observation> observations = new ArrayList<>();
 
-        ProbeResult gpus = GpuScan.run(ctx, GpuData.FABRIC, (gpu, out) -> observe(gpu.fabric(), out));
+        ProbeResult gpus = GpuScan.run(ctx, SPEC, GpuData.FABRIC, (gpu, out) -> observe(gpu.fabric(), out));
         boolean gpusRead = gpus.skipped() == null;
         observations.addAll(gpus.observations());
         boolean onFabric = false;

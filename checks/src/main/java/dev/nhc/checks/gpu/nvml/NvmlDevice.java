@@ -3,13 +3,13 @@ package dev.nhc.checks.gpu.nvml;
 import com.sun.jna.Function;
 import com.sun.jna.Native;
 import dev.nhc.checks.gpu.GpuCallException;
-import dev.nhc.checks.gpu.GpuDevice;
 import dev.nhc.checks.gpu.GpuFabric;
+import dev.nhc.checks.gpu.GpuVendor;
+import dev.nhc.checks.gpu.calls.Deadline;
+import dev.nhc.checks.gpu.calls.LibraryDevice;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * One GPU through NVML, for one probe: each getter is one NVML call under the probe's deadline.
@@ -21,69 +21,29 @@ import java.util.List;
  * the native call runs, {@code present(name, rc)} ends it and decides: true for a value, false
  * for NOT_SUPPORTED or a recorded problem, an exception for a lost GPU.
  */
-final class NvmlDevice implements GpuDevice {
+final class NvmlDevice extends LibraryDevice {
     private static final int TEXT = 96;
 
     private final NvmlGpu gpu;
-    private final Deadline deadline;
-    private final List<String> problems = new ArrayList<>();
 
     NvmlDevice(NvmlGpu gpu, Deadline deadline) {
+        super(gpu.calls(), deadline);
         this.gpu = gpu;
-        this.deadline = deadline;
     }
 
     @Override
-    public int index() {
-        return gpu.index();
-    }
-
-    @Override
-    public String pciBusId() {
-        if (gpu.pciBusId() == null && !gpu.onWorker()) {
-            try {
-                gpu.awaitOpen(deadline);
-            } catch (GpuCallException e) {
-                return null;    // the failure surfaces with the first real call
-            }
-        }
-        return gpu.pciBusId();
-    }
-
-    @Override
-    public String label() {
-        pciBusId();
-        return gpu.label();
+    public GpuVendor vendor() {
+        return GpuVendor.NVIDIA;
     }
 
     @Override
     public <T> T batch(Batch<T> work) throws GpuCallException {
-        return gpu.batch(deadline, work);
+        return calls.batch(deadline, work);
     }
 
     @Override
-    public synchronized List<String> problems() {
-        return List.copyOf(problems);
-    }
-
-    private long begin(String name) throws GpuCallException {
-        return gpu.begin(name);
-    }
-
-    /** Ends the call in flight and judges its return code; a non-condemning error is kept as a problem. */
-    private boolean present(String name, int rc) throws GpuCallException {
-        gpu.end();
-        try {
-            return gpu.check(rc, name, true);
-        } catch (GpuCallException e) {
-            if (e.condemnsGpu()) {
-                throw e;
-            }
-            synchronized (this) {
-                problems.add(e.getMessage());
-            }
-            return false;
-        }
+    protected boolean check(int rc, String name) throws GpuCallException {
+        return gpu.check(rc, name, true);
     }
 
     private static Long unsigned(int v) {
@@ -92,7 +52,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public String name() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::name);
         }
         byte[] b = new byte[TEXT];
@@ -102,7 +62,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public String uuid() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::uuid);
         }
         byte[] b = new byte[TEXT];
@@ -112,7 +72,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Boolean persistenceMode() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::persistenceMode);
         }
         int[] v = new int[1];
@@ -122,7 +82,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Boolean eccEnabled() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::eccEnabled);
         }
         int[] current = new int[1];
@@ -131,9 +91,13 @@ final class NvmlDevice implements GpuDevice {
     }
 
     @Override
-    public Long eccErrors(EccCounter counter, EccError type, MemoryLocation location) throws GpuCallException {
-        if (!gpu.onWorker()) {
-            return batch(() -> eccErrors(counter, type, location));
+    public Long eccErrors(EccCounter counter, EccError type, EccBlock block) throws GpuCallException {
+        Integer location = block == null ? null : location(block);
+        if (type == EccError.DEFERRED || (block != null && location == null)) {
+            return null;    // AMD's: NVML counts neither deferred errors nor AMD's RAS blocks
+        }
+        if (!calls.onWorker()) {
+            return batch(() -> eccErrors(counter, type, block));
         }
         long[] v = new long[1];
         if (location == null) {
@@ -141,8 +105,17 @@ final class NvmlDevice implements GpuDevice {
             return present(n, NvmlNative.nvmlDeviceGetTotalEccErrors(begin(n), type.ordinal(), counter.ordinal(), v)) ? count(v) : null;
         }
         String n = "nvmlDeviceGetMemoryErrorCounter";
-        return present(n, NvmlNative.nvmlDeviceGetMemoryErrorCounter(begin(n), type.ordinal(), counter.ordinal(), location.nvml, v))
+        return present(n, NvmlNative.nvmlDeviceGetMemoryErrorCounter(begin(n), type.ordinal(), counter.ordinal(), location, v))
                 ? count(v) : null;
+    }
+
+    /** nvmlMemoryLocation_t of the blocks NVML counts in: device memory (DRAM) 2, SRAM 7. */
+    private static Integer location(EccBlock block) {
+        return switch (block) {
+            case DRAM -> 2;
+            case SRAM -> 7;
+            default -> null;
+        };
     }
 
     /** Counters never come near 2^63; a value past it would read negative and is clamped. */
@@ -152,7 +125,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public RemappedRows remappedRows() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::remappedRows);
         }
         int[] corr = new int[1];
@@ -168,7 +141,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long retiredPages(RetirementCause cause) throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(() -> retiredPages(cause));
         }
         // A size query: count 0 and no buffers; NVML answers with the count (some versions via INSUFFICIENT_SIZE).
@@ -180,7 +153,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Boolean retiredPagesPending() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::retiredPagesPending);
         }
         int[] v = new int[1];
@@ -190,7 +163,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long pcieGeneration() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::pcieGeneration);
         }
         int[] v = new int[1];
@@ -200,7 +173,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long pcieMaxGeneration() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::pcieMaxGeneration);
         }
         int[] v = new int[1];
@@ -210,7 +183,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long pcieWidth() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::pcieWidth);
         }
         int[] v = new int[1];
@@ -220,7 +193,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long pcieMaxWidth() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::pcieMaxWidth);
         }
         int[] v = new int[1];
@@ -230,7 +203,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long pcieReplays() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::pcieReplays);
         }
         int[] v = new int[1];
@@ -240,7 +213,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long performanceState() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::performanceState);
         }
         int[] v = new int[1];
@@ -253,7 +226,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long gpuUtilization() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::gpuUtilization);
         }
         int[] v = new int[2];
@@ -262,9 +235,9 @@ final class NvmlDevice implements GpuDevice {
     }
 
     @Override
-    public Boolean nvlinkActive(int link) throws GpuCallException {
-        if (!gpu.onWorker()) {
-            return batch(() -> nvlinkActive(link));
+    public Boolean linkActive(int link) throws GpuCallException {
+        if (!calls.onWorker()) {
+            return batch(() -> linkActive(link));
         }
         int[] v = new int[1];
         String n = "nvmlDeviceGetNvLinkState";
@@ -274,9 +247,9 @@ final class NvmlDevice implements GpuDevice {
     }
 
     @Override
-    public Long nvlinkErrors(int link, NvLinkCounter counter) throws GpuCallException {
-        if (!gpu.onWorker()) {
-            return batch(() -> nvlinkErrors(link, counter));
+    public Long linkErrors(int link, LinkCounter counter) throws GpuCallException {
+        if (!calls.onWorker()) {
+            return batch(() -> linkErrors(link, counter));
         }
         long[] v = new long[1];
         String n = "nvmlDeviceGetNvLinkErrorCounter";
@@ -285,7 +258,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long temperature() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::temperature);
         }
         int[] v = new int[1];
@@ -295,7 +268,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long memoryTemperature() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::memoryTemperature);
         }
         ByteBuffer values = ByteBuffer.allocate(NvmlNative.FIELD_VALUE_SIZE).order(ByteOrder.nativeOrder());
@@ -315,7 +288,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long temperatureThreshold(TemperatureThreshold threshold) throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(() -> temperatureThreshold(threshold));
         }
         int[] v = new int[1];
@@ -324,18 +297,18 @@ final class NvmlDevice implements GpuDevice {
     }
 
     @Override
-    public Long clocksEventReasons() throws GpuCallException {
-        if (!gpu.onWorker()) {
-            return batch(this::clocksEventReasons);
+    public Throttle throttle() throws GpuCallException {
+        if (!calls.onWorker()) {
+            return batch(this::throttle);
         }
         long[] v = new long[1];
         String n = "nvmlDeviceGetCurrentClocksEventReasons";
-        return present(n, NvmlNative.nvmlDeviceGetCurrentClocksEventReasons(begin(n), v)) ? count(v) : null;
+        return present(n, NvmlNative.nvmlDeviceGetCurrentClocksEventReasons(begin(n), v)) ? NvmlClockEvents.throttle(count(v)) : null;
     }
 
     @Override
     public Long powerUsageMilliwatts() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::powerUsageMilliwatts);
         }
         int[] v = new int[1];
@@ -345,7 +318,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public Long enforcedPowerLimitMilliwatts() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::enforcedPowerLimitMilliwatts);
         }
         int[] v = new int[1];
@@ -355,7 +328,7 @@ final class NvmlDevice implements GpuDevice {
 
     @Override
     public GpuFabric fabric() throws GpuCallException {
-        if (!gpu.onWorker()) {
+        if (!calls.onWorker()) {
             return batch(this::fabric);
         }
         Function versioned = NvmlFabricCalls.infoV();
@@ -364,7 +337,7 @@ final class NvmlDevice implements GpuDevice {
             byte[] info = NvmlFabricCalls.versioned(NvmlFabricCalls.V3_VERSION);
             int rc = NvmlFabricCalls.call(versioned, begin(n), info);
             if (rc == NvmlReturn.ARGUMENT_VERSION_MISMATCH) {
-                gpu.end();      // a driver that knows only v2 of the struct
+                calls.end();      // a driver that knows only v2 of the struct
                 info = NvmlFabricCalls.versioned(NvmlFabricCalls.V2_VERSION);
                 rc = NvmlFabricCalls.call(versioned, begin(n), info);
             }

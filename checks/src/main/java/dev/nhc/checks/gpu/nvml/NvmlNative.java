@@ -1,10 +1,7 @@
 package dev.nhc.checks.gpu.nvml;
 
-import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
-import dev.nhc.engine.config.Ownership;
-import dev.nhc.engine.files.TrustedLibrary;
+import dev.nhc.checks.gpu.calls.NativeBinding;
 
 import java.io.IOException;
 
@@ -38,38 +35,17 @@ public final class NvmlNative {
     /** nvmlPstates_t's NVML_PSTATE_UNKNOWN. */
     public static final int PSTATE_UNKNOWN = 32;
 
-    /** The library as asked for (a path or name), and the real path it was loaded from. */
-    private static String requested;
-    private static String bound;
+    private static final NativeBinding BINDING = new NativeBinding(NvmlNative.class, "NVML");
 
     private NvmlNative() {
     }
 
     /**
-     * Finds {@code library} ({@link TrustedLibrary}: as root, only one that only root can change),
-     * loads it by its real path and binds this class to it; again with the same library is a no-op.
-     *
-     * @throws java.nio.file.NoSuchFileException when it is not there (the reason says where it was looked for)
-     * @throws dev.nhc.engine.files.UntrustedPathException as root, when someone else could change it: it is not loaded
-     * @throws UnsatisfiedLinkError when it cannot be loaded (an Error: callers catch it)
-     * @throws IllegalStateException when another library is already bound in this process
+     * Finds {@code library} (as root, only one that only root can change), loads it by its real
+     * path and binds this class to it; again with the same library is a no-op ({@link NativeBinding}).
      */
-    public static synchronized void bind(String library) throws IOException {
-        if (library.equals(requested)) {
-            return;
-        }
-        String path = TrustedLibrary.locate(library, Ownership.runningAsRoot()).toString();
-        if (path.equals(bound)) {
-            requested = library;
-            return;
-        }
-        NativeLibrary lib = NativeLibrary.getInstance(path);     // a library that cannot load says so first
-        if (bound != null) {
-            throw new IllegalStateException("this process already uses NVML from " + bound + "; it cannot also use " + library);
-        }
-        Native.register(NvmlNative.class, lib);
-        bound = path;
-        requested = library;
+    public static void bind(String library) throws IOException {
+        BINDING.bind(library);
     }
 
     public static native int nvmlInit_v2();
@@ -147,7 +123,7 @@ public final class NvmlNative {
     public static native int nvmlEventSetFree(long set);
 
     /** The library this class is bound to, or null: the calls only some drivers have are looked up in it by name ({@link NvmlFabricCalls}). */
-    static synchronized String boundLibrary() {
-        return bound;
+    static String boundLibrary() {
+        return BINDING.path();
     }
 }

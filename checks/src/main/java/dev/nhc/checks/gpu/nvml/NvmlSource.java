@@ -4,6 +4,8 @@ import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice;
 import dev.nhc.checks.gpu.GpuSource;
 import dev.nhc.checks.gpu.GpuSourceException;
+import dev.nhc.checks.gpu.GpuVendor;
+import dev.nhc.checks.gpu.calls.Deadline;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +18,11 @@ public final class NvmlSource implements GpuSource {
     NvmlSource(NvmlSession session, Deadline deadline) {
         this.session = session;
         this.deadline = deadline;
+    }
+
+    @Override
+    public GpuVendor vendor() {
+        return GpuVendor.NVIDIA;
     }
 
     @Override

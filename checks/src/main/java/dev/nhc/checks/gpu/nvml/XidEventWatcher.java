@@ -2,6 +2,8 @@ package dev.nhc.checks.gpu.nvml;
 
 import com.sun.jna.Native;
 import dev.nhc.checks.gpu.PciBusId;
+import dev.nhc.checks.gpu.calls.LibrarySession;
+import dev.nhc.checks.gpu.calls.LoadFailure;
 import dev.nhc.engine.files.IoReason;
 import dev.nhc.engine.files.UntrustedPathException;
 
@@ -54,12 +56,11 @@ public final class XidEventWatcher implements AutoCloseable {
      * @throws IllegalStateException with a message naming the library and call when NVML cannot be used
      */
     public static XidEventWatcher start(String library, Listener listener) {
-        String lib = library == null || library.isBlank() ? NvmlSession.DEFAULT_LIBRARY
-                : library.contains("/") ? java.nio.file.Path.of(library).toAbsolutePath().toString() : library;
+        String lib = LibrarySession.resolve(library, NvmlSession.DEFAULT_LIBRARY);
         try {
             NvmlNative.bind(lib);
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
-            throw new IllegalStateException("NVML (" + lib + ") cannot be loaded: " + firstLine(e.getMessage()));
+            throw new IllegalStateException("NVML (" + lib + ") cannot be loaded: " + LoadFailure.firstReason(e));
         } catch (UntrustedPathException e) {
             throw new IllegalStateException("refusing to load NVML (" + lib + ") as root: " + e.getMessage());
         } catch (IOException e) {
@@ -141,9 +142,5 @@ public final class XidEventWatcher implements AutoCloseable {
         if (rc != NvmlReturn.SUCCESS) {
             throw new IllegalStateException("NVML (" + lib + "): " + call + " returned " + NvmlSession.describe(rc));
         }
-    }
-
-    private static String firstLine(String s) {
-        return s == null ? "" : s.lines().findFirst().orElse("").strip();
     }
 }

@@ -5,7 +5,7 @@ import dev.nhc.checks.gpu.GpuChecks;
 import dev.nhc.checks.gpu.GpuData;
 import dev.nhc.checks.gpu.GpuDevice.EccCounter;
 import dev.nhc.checks.gpu.GpuDevice.EccError;
-import dev.nhc.checks.gpu.GpuDevice.MemoryLocation;
+import dev.nhc.checks.gpu.GpuDevice.EccBlock;
 import dev.nhc.checks.gpu.GpuDevice.TemperatureThreshold;
 import dev.nhc.checks.gpu.nvml.NvmlSessions;
 import dev.nhc.model.Finding;
@@ -60,10 +60,10 @@ class NvidiaSmiQParserTest {
         assertThat(g0.uuid()).isEqualTo(UUID0);
         assertThat(g0.persistenceMode()).isTrue();
         assertThat(g0.eccEnabled()).isTrue();
-        assertThat(g0.eccErrors(EccCounter.VOLATILE, EccError.CORRECTED, MemoryLocation.DRAM)).isEqualTo(353L);
+        assertThat(g0.eccErrors(EccCounter.VOLATILE, EccError.CORRECTED, EccBlock.DRAM)).isEqualTo(353L);
         assertThat(g0.eccErrors(EccCounter.VOLATILE, EccError.CORRECTED, null)).isEqualTo(353L);
-        assertThat(g0.eccErrors(EccCounter.VOLATILE, EccError.UNCORRECTED, MemoryLocation.SRAM)).isZero();
-        assertThat(g0.eccErrors(EccCounter.AGGREGATE, EccError.CORRECTED, MemoryLocation.SRAM)).isNull();
+        assertThat(g0.eccErrors(EccCounter.VOLATILE, EccError.UNCORRECTED, EccBlock.SRAM)).isZero();
+        assertThat(g0.eccErrors(EccCounter.AGGREGATE, EccError.CORRECTED, EccBlock.SRAM)).isNull();
         assertThat(g0.retiredPages(dev.nhc.checks.gpu.GpuDevice.RetirementCause.DOUBLE_BIT_ECC)).isNull();
         assertThat(g0.remappedRows().pending()).isFalse();
         assertThat(g0.pcieGeneration()).isEqualTo(4L);
@@ -71,13 +71,13 @@ class NvidiaSmiQParserTest {
         assertThat(g0.temperature()).isEqualTo(25L);
         assertThat(g0.memoryTemperature()).isEqualTo(43L);
         assertThat(g0.temperatureThreshold(TemperatureThreshold.SLOWDOWN)).isEqualTo(89L);
-        assertThat(g0.clocksEventReasons()).isEqualTo(0x1L);
+        assertThat(g0.throttle().vendorBits()).isEqualTo(0x1L);
         assertThat(g0.powerUsageMilliwatts()).isEqualTo(59770L);
         assertThat(g0.powerLimitMilliwatts).isEqualTo(500000L);
         CapturedGpu g1 = c.gpus().get(1);
         assertThat(g1.remappedRows().pending()).isTrue();
         assertThat(g1.powerUsageMilliwatts()).isNull();
-        assertThat(g1.clocksEventReasons()).isEqualTo(0x1L | 0x8L | 0x80L);
+        assertThat(g1.throttle().vendorBits()).isEqualTo(0x1L | 0x8L | 0x80L);
     }
 
     /** Each gap as "KINDS on GPU: text" (GPUS for the GPUs as a whole), for assertions. */
@@ -180,9 +180,9 @@ class NvidiaSmiQParserTest {
         assertThat(seven.gpus()).singleElement().satisfies(g -> {
             assertThat(g.index()).isEqualTo(7);
             assertThat(g.holds(GpuData.NVLINK)).isTrue();
-            assertThat(g.nvlinkActive(0)).isTrue();
-            assertThat(g.nvlinkActive(1)).isFalse();
-            assertThat(g.nvlinkActive(2)).isNull();
+            assertThat(g.linkActive(0)).isTrue();
+            assertThat(g.linkActive(1)).isFalse();
+            assertThat(g.linkActive(2)).isNull();
         });
 
         // merged with an nvidia-smi -q of GPUs 0 and 1, GPU 7 stays the only one with NVLink data, and it gains no inventory

@@ -20,4 +20,10 @@ public final class ConfigException extends Exception {
     public List<ConfigProblem> problems() {
         return problems;
     }
+
+    /** Every problem on one line (a log line, a reload's rejection), each with its place. */
+    public String oneLine() {
+        String joined = problems.stream().map(ConfigProblem::toString).collect(Collectors.joining("; "));
+        return joined.isEmpty() ? String.valueOf(getMessage()) : joined;
+    }
 }

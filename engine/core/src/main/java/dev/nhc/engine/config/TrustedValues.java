@@ -26,7 +26,7 @@ public final class TrustedValues {
     }
 
     /** Adds a problem for each value of {@code values} whose file root must not trust. */
-    static void check(List<ParamSpec<?>> specs, Params values, ConfigNode node, String where, Problems problems) {
+    public static void check(List<ParamSpec<?>> specs, Params values, ConfigNode node, String where, Problems problems) {
         for (ParamSpec<?> spec : specs) {
             Object value = values.raw(spec.name());
             if (spec.pathUse() == null || value == null || !spec.isSetIn(values)) {

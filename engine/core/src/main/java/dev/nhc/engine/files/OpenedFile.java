@@ -1,6 +1,5 @@
 package dev.nhc.engine.files;
 
-import dev.nhc.engine.process.CurrentProcess;
 
 import java.io.Closeable;
 import java.io.IOException;

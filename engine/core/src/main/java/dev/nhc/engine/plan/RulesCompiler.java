@@ -7,7 +7,7 @@ import dev.nhc.probe.ProbeSpec;
 /**
  * Compiles a check's rules — its {@code warn:}/{@code fail:}/{@code message:} over its probe's
  * default rules — once, when the config is loaded. The rules module implements it; whoever builds
- * a {@link dev.nhc.engine.config.ConfigLoader} passes one in (it is not optional, so it is not
+ * a {@link ConfigLoader} passes one in (it is not optional, so it is not
  * looked up).
  */
 public interface RulesCompiler {

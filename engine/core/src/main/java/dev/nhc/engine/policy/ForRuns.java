@@ -52,7 +52,7 @@ final class ForRuns {
         List<Finding> out = new ArrayList<>(findings.size());
         for (Finding f : findings) {
             Severity limit = allowed.get(key(f));
-            if (f.severity() == Severity.UNKNOWN || !policy.isWorse(f.severity(), limit)) {
+            if (f.severity() == Severity.UNKNOWN || !policy.order().isWorse(f.severity(), limit)) {
                 out.add(f);
                 continue;
             }
@@ -73,7 +73,7 @@ final class ForRuns {
             if (f.severity() == Severity.UNKNOWN) {
                 unknown = true;
             } else {
-                worst = worst == null ? f.severity() : policy.worst(worst, f.severity());
+                worst = worst == null ? f.severity() : policy.order().worst(worst, f.severity());
             }
         }
         long warn = 0;

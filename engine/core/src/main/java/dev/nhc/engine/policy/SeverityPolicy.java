@@ -10,92 +10,53 @@ import dev.nhc.model.Finding;
 import dev.nhc.model.Observation;
 import dev.nhc.model.Remedy;
 import dev.nhc.model.Severity;
-import dev.nhc.model.SlurmState;
 import dev.nhc.model.Verdict;
 import dev.nhc.probe.ProbeState;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The one place that decides severity (Spring Boot Actuator's {@code SimpleStatusAggregator} and
- * {@code HttpCodeStatusMapper} in one): how findings become a check's result ({@code for:},
- * {@code on_unknown}, a timed-out or unreadable check), how results combine into a verdict, and what
- * a severity means outside — the exit code, Slurm's DRAIN/FAIL/RESUME, dstack's 0/10/20. The
- * contract is the table in docs/DESIGN.md, held here as {@link #ROWS}:
- *
- * <pre>
- * severity   exit  Slurm                                   dstack
- * pass       0     release (resume if nhc holds the node)  0
- * warn       0     no change                               10
- * unknown    0     no change (after on_unknown)            10, or 20 with on_unknown: fail
- * fail       1     hold: DRAIN, or FAIL for slurm_state    20
- * config invalid: exit 2, no action; nhc's own error: exit 3, no action
- * </pre>
+ * The one place that decides severity: how findings become a check's result ({@code for:},
+ * {@code on_unknown}, a timed-out or unreadable check) and how results combine into a verdict, by
+ * its {@link SeverityOrder} (Spring Boot Actuator's {@code StatusAggregator}). What a severity means
+ * outside is a mapping of its own, each beside what it maps to: the exit code ({@link ExitCodes}),
+ * Slurm's DRAIN/FAIL/RESUME (slurm-integration), dstack's 0/10/20 (dstack-integration). The
+ * contract is the table in docs/DESIGN.md. Whoever runs checks is given the policy (the executor,
+ * the daemon and through it its plugins) rather than reaching for {@link #STANDARD}.
  */
 public final class SeverityPolicy {
-    public static final int EXIT_OK = 0;
-    public static final int EXIT_FAIL = 1;
-    public static final int EXIT_INVALID = 2;
-    public static final int EXIT_INTERNAL = 3;
+    public static final SeverityPolicy STANDARD = new SeverityPolicy(SeverityOrder.STANDARD);
 
-    public static final int DSTACK_HEALTHY = 0;
-    public static final int DSTACK_WARNING = 10;
-    public static final int DSTACK_FAILURE = 20;
+    private final SeverityOrder order;
 
-    /** One row of the contract. */
-    public record Row(Severity severity, int rank, int exitCode, SlurmIntent.Kind slurm, int dstack) {
-    }
-
-    /** The contract, worst last: aggregation takes the highest rank. UNKNOWN ranks below WARN: "no opinion" never outranks a degradation. */
-    public static final Map<Severity, Row> ROWS = rows(
-            new Row(Severity.PASS, 0, EXIT_OK, SlurmIntent.Kind.RELEASE, DSTACK_HEALTHY),
-            new Row(Severity.UNKNOWN, 1, EXIT_OK, SlurmIntent.Kind.NOTHING, DSTACK_WARNING),
-            new Row(Severity.WARN, 2, EXIT_OK, SlurmIntent.Kind.NOTHING, DSTACK_WARNING),
-            new Row(Severity.FAIL, 3, EXIT_FAIL, SlurmIntent.Kind.HOLD, DSTACK_FAILURE));
-
-    public static final SeverityPolicy STANDARD = new SeverityPolicy();
-
-    private static Map<Severity, Row> rows(Row... rows) {
-        Map<Severity, Row> m = new EnumMap<>(Severity.class);
-        for (Row r : rows) {
-            m.put(r.severity(), r);
-        }
-        return java.util.Collections.unmodifiableMap(m);
+    public SeverityPolicy(SeverityOrder order) {
+        this.order = order;
     }
 
     // ---- aggregation
 
-    public int rank(Severity s) {
-        return ROWS.get(s).rank();
-    }
-
-    public Severity worst(Severity a, Severity b) {
-        return rank(a) >= rank(b) ? a : b;
-    }
-
-    public boolean isWorse(Severity a, Severity than) {
-        return rank(a) > rank(than);
+    public SeverityOrder order() {
+        return order;
     }
 
     /** A check's severity: the worst of its findings, PASS when it has none. */
     public Severity ofFindings(List<Finding> findings) {
-        Severity s = Severity.PASS;
+        Severity s = order.best();
         for (Finding f : findings) {
-            s = worst(s, f.severity());
+            s = order.worst(s, f.severity());
         }
         return s;
     }
 
     /** A verdict: the worst of the checks that ran; a skipped check does not count. */
     public Verdict verdict(String node, Instant started, long durationMs, List<CheckResult> checks) {
-        Severity s = Severity.PASS;
+        Severity s = order.best();
         for (CheckResult c : checks) {
             if (c.status() != CheckStatus.SKIPPED) {
-                s = worst(s, c.severity());
+                s = order.worst(s, c.severity());
             }
         }
         return new Verdict(node, started, durationMs, checks, s);
@@ -158,42 +119,5 @@ public final class SeverityPolicy {
     /** A probe that threw, or rules that could not judge: the check cannot decide. */
     public Finding couldNotRun(PlannedCheck check, String why) {
         return new Finding(check.name(), Entity.NODE, Severity.UNKNOWN, why, Remedy.NONE, null, Map.of());
-    }
-
-    // ---- outside codes
-
-    /** The process exit code of a run: 1 when the verdict fails or an action insists (the circuit breaker refused to drain). */
-    public int exitCode(Severity verdict, boolean actionForcedFailure) {
-        return actionForcedFailure ? EXIT_FAIL : ROWS.get(verdict).exitCode();
-    }
-
-    /**
-     * dstack's health value (DCGM's 0/10/20) for a settled severity, straight from the table. A
-     * finding that is still UNKNOWN here was kept so by its check's {@code on_unknown}
-     * ({@link #settle} applied it): the config's default must not overrule that a second time.
-     */
-    public int dstackHealth(Severity s) {
-        return ROWS.get(s).dstack();
-    }
-
-    /**
-     * What the verdict asks of Slurm. A hold is FAIL when any failing finding asks for it (its
-     * {@code slurm_state}, else {@code failureState}: the config's {@code slurm.failure_state}),
-     * else DRAIN.
-     */
-    public SlurmIntent slurmIntent(Verdict verdict, SlurmState failureState) {
-        SlurmIntent.Kind kind = ROWS.get(verdict.severity()).slurm();
-        if (kind != SlurmIntent.Kind.HOLD) {
-            return kind == SlurmIntent.Kind.RELEASE ? SlurmIntent.release() : SlurmIntent.nothing();
-        }
-        List<Finding> failures = verdict.findings(Severity.FAIL);
-        SlurmState state = SlurmState.DRAIN;
-        for (Finding f : failures) {
-            SlurmState wanted = f.slurmState() != null ? f.slurmState() : failureState;
-            if (wanted == SlurmState.FAIL) {
-                state = SlurmState.FAIL;
-            }
-        }
-        return new SlurmIntent(SlurmIntent.Kind.HOLD, state, failures);
     }
 }

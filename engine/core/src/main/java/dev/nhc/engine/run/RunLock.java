@@ -4,7 +4,7 @@ import dev.nhc.engine.config.Ownership;
 import dev.nhc.engine.files.FileStat;
 import dev.nhc.engine.files.IoReason;
 import dev.nhc.engine.files.UntrustedPathException;
-import dev.nhc.engine.process.CurrentProcess;
+import dev.nhc.engine.files.CurrentProcess;
 import dev.nhc.engine.state.StateDirectory;
 
 import java.io.IOException;
@@ -68,6 +68,31 @@ public final class RunLock implements AutoCloseable {
      */
     public static Optional<RunLock> tryAcquire(Path stateDir, String[] holder, String what) throws IOException {
         return tryAcquire(stateDir, holder, Ownership.runningAsRoot(), FALLBACK_DIR, what);
+    }
+
+    /**
+     * The lock for a holder that keeps it for its life (the daemon). A one-shot run holds it for
+     * seconds: wait for that, up to {@code patience}, rather than fail; then say who holds it.
+     */
+    public static RunLock acquireWaiting(Path stateDir, java.time.Duration patience, String what) throws IOException {
+        long until = System.nanoTime() + patience.toNanos();
+        String[] holder = new String[1];
+        while (true) {
+            Optional<RunLock> l = tryAcquire(stateDir, holder, what);
+            if (l.isPresent()) {
+                return l.get();
+            }
+            if (System.nanoTime() - until > 0) {
+                throw new IOException("another nhc holds the run lock in " + stateDir + " (" + holder[0]
+                        + "); is a daemon already running? Only one may write a node's state");
+            }
+            try {
+                Thread.sleep(200); // a poll of a lock held by another process; nothing here can signal its release
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for the run lock");
+            }
+        }
     }
 
     static Optional<RunLock> tryAcquire(Path stateDir, String[] holder, boolean rootOnly, Path fallbackDir) throws IOException {

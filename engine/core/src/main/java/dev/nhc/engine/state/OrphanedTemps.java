@@ -1,6 +1,6 @@
 package dev.nhc.engine.state;
 
-import dev.nhc.engine.process.CurrentProcess;
+import dev.nhc.engine.files.CurrentProcess;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

@@ -30,6 +30,30 @@ final class SectionFiles {
     private SectionFiles() {
     }
 
+    /** The files' name for a section: its name with anything but letters, digits, '.', '_' and '-' made '_'. */
+    static String base(String name) {
+        StringBuilder safe = new StringBuilder(name.length());
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-';
+            safe.append(plain ? c : '_');
+        }
+        return safe.toString();
+    }
+
+    /** Moves an unreadable state file aside (NAME.corrupt-MILLIS) for an admin to look at; says what was done, or null when it was gone. */
+    static String moveAside(Path bad) {
+        Path aside = bad.resolveSibling(bad.getFileName() + ".corrupt-" + System.currentTimeMillis());
+        try {
+            GenerationWriter.rename(bad, aside);
+            return "moved the unreadable state file " + bad + " aside to " + aside;
+        } catch (NoSuchFileException gone) {
+            return null;
+        } catch (IOException e) {
+            return "could not move the unreadable state file " + bad + " aside: " + IoReason.of(e);
+        }
+    }
+
     static Path current(Path dir, String base) {
         return dir.resolve(base + ".json");
     }

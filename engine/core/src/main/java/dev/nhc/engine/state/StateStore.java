@@ -7,7 +7,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,7 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * or written (every write fails, naming why). Sections that nhc 0.1.0 wrote as YAML are still
  * read, and replaced by JSON the first time they change.
  */
-public final class StateStore {
+public final class StateStore implements AutoCloseable {
     /** Looked up when something is logged, not at class load: initialising logging costs a one-shot run ~50-100 ms it rarely needs. */
     private static Logger log() {
         return LoggerFactory.getLogger(StateStore.class);
@@ -70,6 +69,8 @@ public final class StateStore {
     private final String stopSection;
     /** Set when a test stopped a write: a killed process writes nothing more. */
     private volatile boolean stopped;
+    /** Closed with the store: no write after it. */
+    private final WriteSeal seal = new WriteSeal();
 
     public StateStore(Path dir) {
         this(dir, Ownership.runningAsRoot());
@@ -154,16 +155,6 @@ public final class StateStore {
         return sections.computeIfAbsent(name, this::load);
     }
 
-    private static String safe(String name) {
-        StringBuilder safe = new StringBuilder(name.length());
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            boolean plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-';
-            safe.append(plain ? c : '_');
-        }
-        return safe.toString();
-    }
-
     private StateSection load(String name) {
         Path d;
         try {
@@ -171,7 +162,7 @@ public final class StateStore {
         } catch (IOException e) {
             return lost(name, -1, "state directory " + dir + " is not used: " + IoReason.of(e), List.of());
         }
-        String base = safe(name);
+        String base = SectionFiles.base(name);
         StateJournal j = journal(d);
         SectionFiles.Found found = SectionFiles.read(d, base, orphans(d).of(base));
         long known = j.written(base);
@@ -314,8 +305,12 @@ public final class StateStore {
      * such a reader takes as no record).
      */
     public void forget(String name) throws IOException {
+        seal.write(() -> forgetOpen(name));
+    }
+
+    private void forgetOpen(String name) throws IOException {
         Path d = checkDirectory();
-        String base = safe(name);
+        String base = SectionFiles.base(name);
         try {
             journal(d).forget(base);
         } catch (IOException e) {
@@ -330,24 +325,42 @@ public final class StateStore {
         }
     }
 
+    /**
+     * Ends this store's writes, waiting for one going now: the owner is about to give up the run
+     * lock, after which another nhc may hold it, so a probe abandoned at its limit that returns later
+     * must not write (it would overwrite that one's state, or a directory being deleted). What is
+     * changed afterwards stays in memory.
+     */
+    @Override
+    public void close() {
+        seal.close();
+    }
+
     /** The generations read but not yet in the journal (a journal begun or rebuilt this run). */
     private void saveJournal() {
         StateJournal j;
         synchronized (directoryCheck) {
             j = journal;
         }
-        if (j != null && !stopped) {
-            try {
+        if (j == null || stopped) {
+            return;
+        }
+        try {
+            seal.write(() -> {
                 j.save();
                 orphans.removeJournals();
-            } catch (IOException e) {
-                log().debug("cannot write {}: {}", StateJournal.FILE, IoReason.of(e));
-            }
+            });
+        } catch (IOException e) {
+            log().debug("cannot write {}: {}", StateJournal.FILE, IoReason.of(e));
         }
     }
 
     /** Snapshot, write and mark clean as one step, so that a change made meanwhile is never marked written. */
     private void write(StateSection s) throws IOException {
+        seal.write(() -> writeOpen(s));
+    }
+
+    private void writeOpen(StateSection s) throws IOException {
         synchronized (s) {
             if (!s.dirty() || stopped) {
                 return;
@@ -358,14 +371,17 @@ public final class StateStore {
             } catch (IOException e) {
                 throw new IOException("state directory " + dir + " is not used: " + IoReason.of(e), e);
             }
-            String base = safe(s.name());
+            String base = SectionFiles.base(s.name());
             Path current = SectionFiles.current(d, base);
             long generation = s.nextGeneration();
             StateJournal j = journal(d);
             try {
                 StateDirectory.create(d);
                 for (Path bad : s.damaged()) {
-                    moveAside(bad);
+                    String moved = SectionFiles.moveAside(bad);
+                    if (moved != null) {
+                        warn(moved);
+                    }
                 }
                 s.damaged(List.of());
                 String text = StateFile.render(Generation.numbered(generation, s.snapshot()));
@@ -381,18 +397,6 @@ public final class StateStore {
             }
             s.written(generation);
             s.clean();
-        }
-    }
-
-    private void moveAside(Path bad) {
-        Path aside = bad.resolveSibling(bad.getFileName() + ".corrupt-" + System.currentTimeMillis());
-        try {
-            GenerationWriter.rename(bad, aside);
-            warn("moved the unreadable state file " + bad + " aside to " + aside);
-        } catch (NoSuchFileException gone) {
-            // already gone
-        } catch (IOException e) {
-            warn("could not move the unreadable state file " + bad + " aside: " + IoReason.of(e));
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.nhc.engine.config;
 
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.plan.ProbeRegistry;
 import dev.nhc.engine.testing.PassThroughRules;
 import dev.nhc.engine.testing.ScriptedProbe;

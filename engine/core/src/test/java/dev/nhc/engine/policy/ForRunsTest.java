@@ -1,7 +1,7 @@
 package dev.nhc.engine.policy;
 
 import dev.nhc.engine.config.CheckConfig;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.config.OnUnknown;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.ProbeRegistry;

@@ -1,6 +1,6 @@
 package dev.nhc.engine.policy;
 
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.engine.config.OnUnknown;
 import dev.nhc.engine.plan.Plan;
 import dev.nhc.engine.plan.PlannedCheck;
@@ -29,8 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * The severity table of docs/DESIGN.md, one row per case: what a verdict of that severity means to
- * the exit code, to Slurm and to dstack, and how checks' findings become it.
+ * The severity table of docs/DESIGN.md: how checks' findings become a verdict, and what it means to
+ * the exit code (Slurm's and dstack's columns: SlurmIntentTest and DstackHealthTest).
  */
 class SeverityPolicyTest {
     private final SeverityPolicy policy = SeverityPolicy.STANDARD;
@@ -45,46 +45,53 @@ class SeverityPolicyTest {
         return policy.verdict("n1", Instant.EPOCH, 1, List.of(c));
     }
 
-    /** severity | slurm_state of the failing finding | exit | Slurm intent | Slurm state | dstack. */
-    @ParameterizedTest(name = "{0} {1}: exit {2}, slurm {3} {4}, dstack {5}")
-    @CsvSource({
-            "PASS,    ,     0, RELEASE, ,      0",
-            "WARN,    ,     0, NOTHING, ,      10",
-            "UNKNOWN, ,     0, NOTHING, ,      10",
-            "FAIL,    ,     1, HOLD,    DRAIN, 20",
-            "FAIL,    FAIL, 1, HOLD,    FAIL,  20",
-    })
-    void theTable(Severity severity, SlurmState findingState, int exit, SlurmIntent.Kind intent, SlurmState slurmState,
-                  int dstack) {
-        Verdict v = verdictOf(finding(severity, findingState));
+    /** severity | exit code: the exit-code column of the table (Slurm's and dstack's are tested in their modules). */
+    @ParameterizedTest(name = "{0}: exit {1}")
+    @CsvSource({"PASS, 0", "WARN, 0", "UNKNOWN, 0", "FAIL, 1"})
+    void theTable(Severity severity, int exit) {
+        Verdict v = verdictOf(finding(severity, null));
         assertEquals(severity, v.severity());
-        assertEquals(exit, policy.exitCode(v.severity(), false));
-        SlurmIntent i = policy.slurmIntent(v, SlurmState.DRAIN);
-        assertEquals(intent, i.kind());
-        assertEquals(slurmState, i.state());
-        assertEquals(dstack, policy.dstackHealth(v.severity()));
+        assertEquals(exit, ExitCodes.of(v.severity(), false));
     }
 
     @Test
-    void aCheckThatIgnoresUnknownsIsAWarningForDstackUnderAGlobalFail() throws Exception {
-        // settle applies the check's own on_unknown; dstack must not apply the config's default on top.
+    void aCheckThatIgnoresUnknownsStaysUnknownUnderAGlobalFail() throws Exception {
+        // settle applies the check's own on_unknown; the config's default is not applied on top.
         PlannedCheck ignoring = planned(", on_unknown: ignore", false);
         List<Finding> settled = policy.settleUndecided(ignoring.check(), List.of(policy.couldNotRun(ignoring, "dcgmi not found")),
                 OnUnknown.FAIL);
         assertEquals(Severity.UNKNOWN, settled.get(0).severity());
-        assertEquals(SeverityPolicy.DSTACK_WARNING, policy.dstackHealth(verdictOf(settled.get(0)).severity()));
+        assertEquals(Severity.UNKNOWN, verdictOf(settled.get(0)).severity());
     }
 
     @Test
     void theCircuitBreakerMakesAnOtherwisePassingRunExitOne() {
-        assertEquals(1, policy.exitCode(Severity.PASS, true));
+        assertEquals(1, ExitCodes.of(Severity.PASS, true));
     }
 
     @Test
-    void failureStateFailTurnsEveryDrainIntoFail() {
-        SlurmIntent i = policy.slurmIntent(verdictOf(finding(Severity.FAIL, null)), SlurmState.FAIL);
-        assertEquals(SlurmState.FAIL, i.state());
-        assertEquals(1, i.failures().size());
+    void theOrderIsDataWorstFirstAndRanksFromPassUp() {
+        SeverityOrder order = SeverityOrder.STANDARD;
+        assertEquals(List.of(Severity.FAIL, Severity.WARN, Severity.UNKNOWN, Severity.PASS), order.severities());
+        assertEquals(List.of(0, 1, 2, 3), List.of(order.rank(Severity.PASS), order.rank(Severity.UNKNOWN), order.rank(Severity.WARN),
+                order.rank(Severity.FAIL)));
+        assertEquals(Severity.WARN, order.worstOf(List.of(Severity.UNKNOWN, Severity.WARN, Severity.PASS)));
+        assertEquals(Severity.PASS, order.worstOf(List.of()));
+        List<Severity> sorted = new java.util.ArrayList<>(List.of(Severity.PASS, Severity.FAIL, Severity.UNKNOWN, Severity.WARN));
+        sorted.sort(order.worstFirst());
+        assertEquals(order.severities(), sorted);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new SeverityOrder(List.of(Severity.FAIL, Severity.PASS)), "every severity must have its place");
+    }
+
+    /** The policy is the order it is given: a site that ranked unknown above warn would see it in verdicts. */
+    @Test
+    void aPolicyAggregatesByTheOrderItWasGiven() {
+        SeverityPolicy strict = new SeverityPolicy(new SeverityOrder(List.of(Severity.FAIL, Severity.UNKNOWN, Severity.WARN, Severity.PASS)));
+        CheckResult w = new CheckResult("w", "t", java.util.Set.of(), CheckStatus.COMPLETED, Severity.WARN, 1, List.of(), List.of(), null);
+        CheckResult u = new CheckResult("u", "t", java.util.Set.of(), CheckStatus.ERROR, Severity.UNKNOWN, 1, List.of(), List.of(), null);
+        assertEquals(Severity.UNKNOWN, strict.verdict("n", Instant.EPOCH, 0, List.of(w, u)).severity());
+        assertEquals(Severity.WARN, policy.verdict("n", Instant.EPOCH, 0, List.of(w, u)).severity());
     }
 
     @Test

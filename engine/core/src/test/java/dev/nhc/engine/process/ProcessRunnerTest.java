@@ -62,25 +62,26 @@ class ProcessRunnerTest {
 
     @Test
     void onTimeoutTheWholeTreeIsKilled() throws Exception {
-        ProcessRunner.Result r = sh("sleep 300 & sleep 300 & echo started; wait").timeout(Duration.ofMillis(800)).run();
+        String tree = treeMarker();
+        ProcessRunner.Result r = sh("sleep 300 & sleep 300 & echo started; wait").env(marked(tree)).timeout(Duration.ofMillis(800)).run();
         assertTrue(r.timedOut());
         assertEquals(-1, r.exitCode());
         assertEquals("started\n", r.stdout());
         assertTrue(r.killed() >= 3, "the shell and both sleeps, killed " + r.killed());
         assertTrue(r.elapsed().compareTo(Duration.ofSeconds(5)) < 0, "returned promptly: " + r.elapsed());
-        await().atMost(Duration.ofSeconds(5)).until(() -> sleepers().isEmpty());
+        await().atMost(Duration.ofSeconds(5)).until(() -> withEnvironment(tree).isEmpty());
     }
 
     @Test
     void childrenThatOutliveTheProgramAndHoldItsOutputAreKilled() throws Exception {
-        ProcessRunner.Result r = sh("sleep 301 & echo parent done").timeout(Duration.ofSeconds(20)).run();
+        String tree = treeMarker();
+        ProcessRunner.Result r = sh("sleep 301 & echo parent done").env(marked(tree)).timeout(Duration.ofSeconds(20)).run();
         assertFalse(r.timedOut());
         assertEquals(0, r.exitCode());
         assertEquals("parent done\n", r.stdout());
         assertTrue(r.killed() >= 1);
         assertTrue(r.elapsed().compareTo(Duration.ofSeconds(10)) < 0, "did not wait for the orphan: " + r.elapsed());
-        await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.allProcesses()
-                .noneMatch(h -> h.info().commandLine().orElse("").contains("sleep 301")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> withEnvironment(tree).isEmpty());
     }
 
     @Test
@@ -208,7 +209,7 @@ class ProcessRunnerTest {
      */
     @Test
     void whenTheOutputReaderCannotStartEverythingTheProgramForkedIsKilled(@TempDir Path dir) throws Exception {
-        String marker = "NHC_TEST_BOMB=" + java.util.UUID.randomUUID();
+        String marker = treeMarker();
         Path spreading = dir.resolve("spreading");
         // A bounded fork bomb: a tree of 63 shells and sleeps that is still growing when the reader fails.
         String bomb = "f() { if [ $1 -gt 0 ]; then f $(($1-1)) & f $(($1-1)) & fi; exec sleep 302; }; f 5 & echo > " + spreading + "; wait";
@@ -218,7 +219,7 @@ class ProcessRunnerTest {
         };
 
         ProcessRunner.StartFailure e = assertThrows(ProcessRunner.StartFailure.class, () -> sh(bomb)
-                .env(Map.of(marker.substring(0, marker.indexOf('=')), marker.substring(marker.indexOf('=') + 1)))
+                .env(marked(marker))
                 .readerThreads(exhausted).timeout(Duration.ofSeconds(30)).run());
 
         assertEquals("cannot start reader: unable to create native thread: possibly out of memory or process/resource limits reached",
@@ -265,10 +266,16 @@ class ProcessRunnerTest {
         assertEquals(Duration.ofMillis(900), ProcessRunner.within(Duration.ofSeconds(1)));
     }
 
-    private static List<ProcessHandle> sleepers() {
-        long self = ProcessHandle.current().pid();
-        return ProcessHandle.allProcesses().filter(h -> h.info().commandLine().orElse("").contains("sleep 300"))
-                .filter(h -> h.parent().map(ProcessHandle::pid).map(p -> p != self).orElse(true)).toList();
+    /**
+     * NAME=value in the environment of this test's processes and whatever they start, and nowhere
+     * else: other builds on the machine run the same test (and the same sleeps) at the same time.
+     */
+    private static String treeMarker() {
+        return "NHC_TEST_TREE=" + java.util.UUID.randomUUID();
+    }
+
+    private static Map<String, String> marked(String marker) {
+        return Map.of(marker.substring(0, marker.indexOf('=')), marker.substring(marker.indexOf('=') + 1));
     }
 
 }

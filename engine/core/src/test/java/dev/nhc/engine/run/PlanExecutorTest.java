@@ -1,7 +1,7 @@
 package dev.nhc.engine.run;
 
 import dev.nhc.engine.plan.Plan;
-import dev.nhc.engine.config.ConfigLoader;
+import dev.nhc.engine.plan.ConfigLoader;
 import dev.nhc.model.CheckResult;
 import dev.nhc.model.CheckStatus;
 import dev.nhc.model.Entity;
@@ -22,7 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -236,13 +235,5 @@ class PlanExecutorTest {
         assertEquals("pid 4242, started 12 s ago", RunLock.describe("pid 4242 started 1000000", 1_012_400));
         assertEquals("pid 7 since 2026-11-22T04:00:00Z", RunLock.describe("pid 7 since 2026-11-22T04:00:00Z", 0), "an older nhc's lock text");
         assertEquals("another nhc run", RunLock.describe("", 0));
-    }
-
-    @Test
-    void humanDurations() {
-        assertEquals("500ms", PlanExecutor.human(Duration.ofMillis(500)));
-        assertEquals("45s", PlanExecutor.human(Duration.ofSeconds(45)));
-        assertEquals("6h", PlanExecutor.human(Duration.ofHours(6)));
-        assertEquals("2d", PlanExecutor.human(Duration.ofDays(2)));
     }
 }

@@ -29,6 +29,26 @@ class StateStoreTest {
         assertTrue(again.warnings().isEmpty());
     }
 
+    /**
+     * The daemon closes its store before it gives up the run lock: a probe abandoned at its limit
+     * that returns later changes its section in memory only (the directory may be another nhc's by
+     * then, or deleted).
+     */
+    @Test
+    void nothingIsWrittenAfterClose() throws Exception {
+        StateStore s = new StateStore(dir);
+        s.section("check.gpu").put("latched", true);
+        s.flush();
+        s.close();
+        s.section("check.gpu").put("latched", false);
+        s.section("check.new").put("seen", 1L);
+        s.flush("check.gpu");
+        s.flush();
+        s.forget("check.gpu");
+        assertEquals(true, new StateStore(dir).section("check.gpu").get("latched"));
+        assertTrue(Files.notExists(dir.resolve("check.new.json")));
+    }
+
     @Test
     void everyKindOfValueKeepsItsTypeThroughAFile() throws Exception {
         StateStore s = new StateStore(dir);

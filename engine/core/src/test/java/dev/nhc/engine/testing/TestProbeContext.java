@@ -26,6 +26,7 @@ public final class TestProbeContext implements ProbeContext {
     private String hostname = "node001";
     private final Map<String, Object> settings = new HashMap<>();
     private final Map<Class<?>, Object> services = new HashMap<>();
+    private final Map<String, Params> sections = new HashMap<>();
     private String checkName = "test-check";
     private java.util.Set<String> fieldsRead;   // null: every field is wanted
 
@@ -79,6 +80,17 @@ public final class TestProbeContext implements ProbeContext {
     public TestProbeContext setting(String key, Object value) {
         settings.put(key, value);
         return this;
+    }
+
+    /** A config section's values, as the loader would convert them (e.g. the checks' {@code gpu:}). */
+    public TestProbeContext section(String key, Map<String, Object> values) {
+        sections.put(key, new Params(new LinkedHashMap<>(values)));
+        return this;
+    }
+
+    @Override
+    public Params section(String key) {
+        return sections.getOrDefault(key, Params.empty());
     }
 
     public <T> TestProbeContext service(Class<T> type, T value) {

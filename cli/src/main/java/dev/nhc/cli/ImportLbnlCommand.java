@@ -121,7 +121,7 @@ final class ImportLbnlCommand implements Callable<Integer> {
     }
 
     /** The file's text, or null after saying on stderr why it cannot be read. */
-    private static String read(Path path, PrintStream err) {
+    private static String read(Path path, PrintWriter err) {
         try {
             if (!Files.isRegularFile(path)) {
                 err.println(path + ": not a readable file");

@@ -19,6 +19,7 @@ import dev.nhc.checks.host.DiskWritableProbe;
 import dev.nhc.checks.host.FileProbe;
 import dev.nhc.checks.host.KernelLogProbe;
 import dev.nhc.checks.host.KernelModuleProbe;
+import dev.nhc.checks.host.NvmeProbe;
 import dev.nhc.checks.host.LoadProbe;
 import dev.nhc.checks.host.MemoryProbe;
 import dev.nhc.checks.host.ProcessProbe;
@@ -34,6 +35,7 @@ public final class BuiltInProbes implements ProbeCatalog {
         r.add("disk.usage", DiskUsageProbe.class);
         r.add("disk.mount", DiskMountProbe.class);
         r.add("disk.writable", DiskWritableProbe.class);
+        r.add("disk.nvme", NvmeProbe.class);
         r.add("memory", MemoryProbe.class);
         r.add("cpu", CpuProbe.class);
         r.add("load", LoadProbe.class);

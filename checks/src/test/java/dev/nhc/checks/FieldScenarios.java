@@ -159,6 +159,14 @@ final class FieldScenarios {
             write(dir, "/sys/module/nvidia_uvm/initstate", "live\n");
             return check(dir, new dev.nhc.checks.host.KernelModuleProbe(), "{ name: nvidia_uvm }");
         });
+        add("disk.nvme", "two NVMe drives", true, dir -> {
+            for (String d : new String[] {"nvme0n1", "nvme0n1p1", "nvme1n1"}) {
+                Files.createDirectories(dir.resolve("sys/class/block/" + d));
+            }
+            Files.createDirectories(dir.resolve("sys/class/nvme/nvme0"));
+            Files.createDirectories(dir.resolve("sys/class/nvme/nvme1"));
+            return check(dir, new dev.nhc.checks.host.NvmeProbe(), "{ count: 2 }");
+        });
         add("command", "a command that prints what it should", true, dir ->
                 check(dir, new dev.nhc.checks.host.CommandProbe(), "{ command: [/bin/echo, \"State: Active\"], output: Active, timeout: 5s }"));
         add("command", "a command that fails", true, dir ->

@@ -22,7 +22,7 @@ class ProbeRegistrationTest {
 
     /** The built-in probes the README and {@code nhc list} document, by name. */
     private static final java.util.Set<String> BUILT_IN = java.util.Set.of(
-            "command", "cpu", "dcgm.diag", "dcgm.health", "disk.mount", "disk.usage", "disk.writable", "file",
+            "command", "cpu", "dcgm.diag", "dcgm.health", "disk.mount", "disk.nvme", "disk.usage", "disk.writable", "file",
             "gpu.amd-events", "gpu.ecc", "gpu.fabric", "gpu.inventory", "gpu.links", "gpu.memory-repair", "gpu.nvlink", "gpu.pcie", "gpu.power", "gpu.thermal", "gpu.xid",
             "ib.ports", "kernel.log", "kernel.module", "load", "memory", "net.interface", "process", "systemd.unit");
 

@@ -3,6 +3,7 @@ package dev.nhc.cli;
 import dev.nhc.cli.lbnl.LbnlImporter;
 import dev.nhc.cli.lbnl.LbnlImporter.Entry;
 import dev.nhc.cli.lbnl.LbnlImporter.Kind;
+import dev.nhc.cli.lbnl.Sysconfig;
 import dev.nhc.cli.lbnl.YamlWriter;
 import dev.nhc.engine.policy.ExitCodes;
 import picocli.CommandLine;
@@ -44,6 +45,12 @@ final class ImportLbnlCommand implements Callable<Integer> {
             description = "The LBNL NHC driver the carried-over checks run (default: ${DEFAULT-VALUE}).")
     String lbnlNhc;
 
+    @Option(names = "--sysconfig", paramLabel = "FILE",
+            description = "The node's LBNL NHC sysconfig file (/etc/sysconfig/nhc or /etc/default/nhc, which LBNL NHC sources before "
+                    + "its config): the variables it sets are expanded in the config's lines as LBNL NHC would expand them on that node. "
+                    + "Without it, lines that use them are carried over.")
+    Path sysconfigFile;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
     boolean help;
 
@@ -58,26 +65,24 @@ final class ImportLbnlCommand implements Callable<Integer> {
             err.println("nhc: --lbnl-nhc must be an absolute path, not '" + lbnlNhc + "'");
             return ExitCodes.INVALID;
         }
-        String content;
-        try {
-            if (!Files.isRegularFile(file)) {
-                err.println(file + ": not a readable file");
-                return ExitCodes.INVALID;
-            }
-            if (Files.size(file) > MAX_BYTES) {
-                err.println(file + ": " + Files.size(file) + " bytes is too big for an LBNL NHC config (at most " + MAX_BYTES + ")");
-                return ExitCodes.INVALID;
-            }
-            content = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(file))).toString();
-        } catch (CharacterCodingException e) {
-            err.println(file + ": not UTF-8 text");
-            return ExitCodes.INVALID;
-        } catch (IOException e) {
-            err.println(file + ": cannot read it: " + Main.describe(e));
+        String content = read(file, err);
+        if (content == null) {
             return ExitCodes.INVALID;
         }
-        LbnlImporter.Result result = new LbnlImporter(lbnlNhc).importConfig(file.toString(), content);
+        Sysconfig sysconfig = null;
+        if (sysconfigFile != null) {
+            String text = read(sysconfigFile, err);
+            if (text == null) {
+                return ExitCodes.INVALID;
+            }
+            try {
+                sysconfig = Sysconfig.parse(sysconfigFile.toString(), text);
+            } catch (IllegalArgumentException e) {
+                err.println(e.getMessage());
+                return ExitCodes.INVALID;
+            }
+        }
+        LbnlImporter.Result result = new LbnlImporter(lbnlNhc, sysconfig).importConfig(file.toString(), content);
         out.print(YamlWriter.write(result));
         out.flush();
         // The same difference on many lines (twelve ports of one function) is told in full once.
@@ -97,6 +102,12 @@ final class ImportLbnlCommand implements Callable<Integer> {
         long carried = result.count(Kind.CARRIED_OVER);
         err.println(file + ": " + translated + (translated == 1 ? " line" : " lines") + " translated, " + carried
                 + " carried over as LBNL script checks, " + result.count(Kind.REFUSED) + " refused");
+        long expanded = result.entries().stream().filter(Entry::fromSysconfig).count();
+        if (expanded > 0) {
+            err.println(file + ": " + expanded + (expanded == 1 ? " line takes its values" : " lines take their values") + " from "
+                    + sysconfigFile + " (each check's comment says which): the checks hold the values it has now, so import again"
+                    + " when it changes, or per node where nodes' files differ");
+        }
         if (result.hasActions()) {
             err.println(file + ": the checks with an 'action' (a service LBNL NHC started or restarted) run it only with "
                     + "settings.run_actions: true, which the imported config leaves off");
@@ -107,5 +118,27 @@ final class ImportLbnlCommand implements Callable<Integer> {
                     + "install LBNL NHC wherever this config runs (or give --lbnl-nhc PATH), or those checks fail");
         }
         return result.count(Kind.REFUSED) > 0 ? ExitCodes.FAIL : ExitCodes.OK;
+    }
+
+    /** The file's text, or null after saying on stderr why it cannot be read. */
+    private static String read(Path path, PrintWriter err) {
+        try {
+            if (!Files.isRegularFile(path)) {
+                err.println(path + ": not a readable file");
+                return null;
+            }
+            if (Files.size(path) > MAX_BYTES) {
+                err.println(path + ": " + Files.size(path) + " bytes is too big for an LBNL NHC file (at most " + MAX_BYTES + ")");
+                return null;
+            }
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(path))).toString();
+        } catch (CharacterCodingException e) {
+            err.println(path + ": not UTF-8 text");
+            return null;
+        } catch (IOException e) {
+            err.println(path + ": cannot read it: " + Main.describe(e));
+            return null;
+        }
     }
 }

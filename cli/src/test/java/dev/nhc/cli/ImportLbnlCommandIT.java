@@ -53,6 +53,22 @@ class ImportLbnlCommandIT {
     }
 
     @Test
+    void aNodesSysconfigFillsInTheValuesAndAFileItCannotReadIsRefusedByLine() throws Exception {
+        Path conf = Files.writeString(dir.resolve("nhc.conf"), "* || check_hw_eth $NHC_ETH0\n* || check_hw_cpuinfo $NHC_SOCKETS\n");
+        Path sys = Files.writeString(dir.resolve("sysconfig"), "# the node's values\nNHC_ETH0=lo\nNHC_SOCKETS=1\n");
+        NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "import-lbnl", "--sysconfig", sys.toString(), conf.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains(conf + ": 2 lines translated, 0 carried over"), r.err());
+        assertTrue(r.err().contains(conf + ": 2 lines take their values from " + sys + " (each check's comment says which)"), r.err());
+        assertTrue(r.out().contains("# note: $NHC_ETH0 is lo in " + sys), r.out());
+        Files.writeString(sys, "NHC_ETH0=lo\n. /etc/nhc/more\n");
+        NhcProcess.Result bad = NhcProcess.run(dir, Map.of(), "import-lbnl", "--sysconfig", sys.toString(), conf.toString());
+        assertEquals(2, bad.exit(), bad.err());
+        assertTrue(bad.err().startsWith(sys + ":2: not a plain assignment"), bad.err());
+        assertEquals("", bad.out());
+    }
+
+    @Test
     void checkHwIbWithLbnlsDevicePortPassesOnAnActivePortAndFailsWhenItIsDown() throws Exception {
         Path conf = Files.writeString(dir.resolve("ib.conf"), "* || check_hw_ib 400 mlx5_0:1\n");
         NhcProcess.Result r = NhcProcess.run(dir, Map.of(), "import-lbnl", conf.toString());

@@ -29,7 +29,8 @@ class HostProbeSpecsTest {
     /** Each probe with the kind of entity it reports on. */
     private static final Map<String, Entity.Kind> KINDS = Map.of(
             "cpu", Entity.Kind.NODE, "disk.mount", Entity.Kind.MOUNT, "disk.usage", Entity.Kind.MOUNT, "disk.writable", Entity.Kind.PATH,
-            "load", Entity.Kind.NODE, "memory", Entity.Kind.NODE, "kernel.module", Entity.Kind.MODULE);
+            "load", Entity.Kind.NODE, "memory", Entity.Kind.NODE, "kernel.module", Entity.Kind.MODULE,
+            "disk.nvme", Entity.Kind.DEVICE);
     /** A check of each probe that sets every parameter, so that every default rule applies. */
     private static final Map<String, String> EVERY_PARAM = Map.of(
             "cpu", "{ sockets: 2, cores: 128, threads: 256 }",
@@ -38,7 +39,8 @@ class HostProbeSpecsTest {
             "disk.writable", "{ path: /scratch, timeout: 2s }",
             "load", "{ }",
             "memory", "{ total: 512GiB, tolerance: 3% }",
-            "kernel.module", "{ name: nvidia_uvm, loaded: true }");
+            "kernel.module", "{ name: nvidia_uvm, loaded: true }",
+            "disk.nvme", "{ count: 8 }");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{([a-z0-9_.]+)}");
 
     @TempDir

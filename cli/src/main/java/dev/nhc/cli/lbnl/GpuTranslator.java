@@ -68,6 +68,11 @@ final class GpuTranslator implements FunctionTranslator {
      * gpu.inventory reads through NVML. With other arguments or another tool, the tool itself is run.
      */
     private static Outcome nvsmi(List<String> args, ImportContext ctx) {
+        if (!args.isEmpty()) {
+            // LBNL NHC 1.4.3 ignores it; VUB's fork (vub-hpc/nhc) reads it as the GPUs expected, 0 skipping the check
+            return new CarriedOver("LBNL NHC 1.4.3's check_nvsmi_healthmon takes no argument, and a fork's that reads '" + String.join(" ", args)
+                    + "' (VUB's: the GPUs expected, 0 to skip) is not known here; the installed LBNL NHC decides");
+        }
         String tool = ctx.tools.getOrDefault("NVIDIA_SMI_HEALTHMON", "nvidia-smi");
         String toolArgs = ctx.tools.getOrDefault("NVIDIA_SMI_HEALTHMON_ARGS", "");
         if (!tool.equals("nvidia-smi") || !toolArgs.isBlank()) {

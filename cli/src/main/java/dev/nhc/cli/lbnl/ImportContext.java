@@ -25,6 +25,10 @@ public final class ImportContext {
     /** The tools LBNL's GPU functions run, as earlier lines set them (NVIDIA_HEALTHMON, NVIDIA_SMI_HEALTHMON and their _ARGS). */
     final Map<String, String> tools = new LinkedHashMap<>();
     final List<String> exports = new ArrayList<>();
+    /** The cores an earlier check_hw_cpuinfo for every host requires, which LBNL NHC's $HW_CORES then is; null when not known. */
+    Integer hwCores;
+    int hwCoresLine;
+    boolean coresSeen;
     final Set<String> assigned = new HashSet<>();
     private final Map<String, Set<String>> taint = new LinkedHashMap<>();
 

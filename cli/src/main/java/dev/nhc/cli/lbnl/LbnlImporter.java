@@ -25,6 +25,13 @@ public final class LbnlImporter {
     private static final Pattern INTERNAL_VARIABLE = Pattern.compile(
             "(HW_|PS_|FS_|DF_|DFI_|NHC_STAT_|PWDATA_|PWUID_|JOB_).*|LOADAVG|RUNPROCS|TOTPROCS|LASTPID|NHC_AUTH_USERS");
 
+    /** Variables LBNL NHC 1.4.3's nhc sets or takes from its command line before it reads the config (nhcmain_init_env and after). */
+    private static final Set<String> LBNL_RUNTIME = Set.of("PATH", "PS4", "SYSCONFIGDIR", "LIBEXECDIR", "HOSTNAME", "HOSTNAME_S", "RET",
+            "LOGGER_TEXT", "NAME", "CONFDIR", "CONFFILE", "INCDIR", "HELPERDIR", "ONLINE_NODE", "OFFLINE_NODE", "LOGFILE", "DEBUG", "SILENT",
+            "VERBOSE", "TIMEOUT", "RESULTFILE", "MAX_SYS_UID", "NHC_RM", "NHC_CHECK_ALL", "NHC_CHECK_FORKED", "EVAL_LINE", "DETACHED_MODE",
+            "MARK_OFFLINE", "CHECK", "FAIL_CNT", "WATCHDOG_PID", "FORCE_SETSID", "NHC_PID", "NHC_START_TS", "NHC_FD_OUT", "NHC_FD_ERR",
+            "NHC_DETACHED", "CHECK_DIED", "NHC_FORCED_SESSION");
+
     /** The variable a carried-over line reaches LBNL NHC in. */
     public static final String LINE_VARIABLE = "NHC_IMPORTED_LINE";
 
@@ -39,9 +46,14 @@ public final class LbnlImporter {
      * LBNL NHC does with the line (the line's and its checks'), which the import prints on stderr.
      */
     public record Entry(LbnlLine line, Kind kind, String reason, List<String> notes, List<Emitted> checks, Map<String, Object> settings,
-                        List<String> differences) {
+                        List<String> differences, boolean fromSysconfig) {
         public Entry(LbnlLine line, Kind kind, String reason, List<String> notes, List<Emitted> checks, Map<String, Object> settings) {
-            this(line, kind, reason, notes, checks, settings, List.of());
+            this(line, kind, reason, notes, checks, settings, List.of(), false);
+        }
+
+        public Entry(LbnlLine line, Kind kind, String reason, List<String> notes, List<Emitted> checks, Map<String, Object> settings,
+                     List<String> differences) {
+            this(line, kind, reason, notes, checks, settings, differences, false);
         }
     }
 
@@ -61,10 +73,20 @@ public final class LbnlImporter {
     private final List<FunctionTranslator> translators = List.of(new FsTranslator(), new HwTranslator(), new SiteTranslator(),
             new PsTranslator(), new LogOnlyTranslator(), new FileTranslator(), new CmdTranslator(), new DmiTranslator(), new GpuTranslator());
     private final String lbnlNhc;
+    private final Sysconfig sysconfig;
 
     /** @param lbnlNhc the LBNL NHC driver the carried-over checks run */
     public LbnlImporter(String lbnlNhc) {
+        this(lbnlNhc, null);
+    }
+
+    /**
+     * @param lbnlNhc   the LBNL NHC driver the carried-over checks run
+     * @param sysconfig the node's LBNL sysconfig file, whose variables the lines are expanded with; null for none
+     */
+    public LbnlImporter(String lbnlNhc, Sysconfig sysconfig) {
         this.lbnlNhc = lbnlNhc;
+        this.sysconfig = sysconfig;
     }
 
     public Result importConfig(String fileName, String content) {
@@ -76,6 +98,15 @@ public final class LbnlImporter {
         Map<String, String> groupSources = new LinkedHashMap<>();
         Set<String> names = new HashSet<>();
         List<LbnlLine> lines = LbnlConfigReader.read(content);
+        if (sysconfig != null) {
+            // LBNL NHC sources the sysconfig before the config: a data source it sets changes every line of that family
+            sysconfig.values().keySet().forEach(v -> {
+                String family = VariableTranslator.family(v);
+                if (family != null) {
+                    ctx.taint(family, v);
+                }
+            });
+        }
         for (LbnlLine line : lines) {
             if (line.commentOrBlank()) {
                 continue;
@@ -100,7 +131,20 @@ public final class LbnlImporter {
                         List.of("the host match selects no host in LBNL NHC either (" + host.problem() + "): nothing is imported")));
                 continue;
             }
-            Outcome outcome = outcome(parsed, host, ctx);
+            List<String> from = new ArrayList<>();
+            List<String> pinned = new ArrayList<>();
+            List<String> pinnedDifferences = new ArrayList<>();
+            String effective = VariableTranslator.isAssignment(parsed.evalText()) ? null
+                    : expand(line.check(), ctx, from, pinned, pinnedDifferences);
+            Outcome outcome;
+            if (effective == null) {
+                outcome = outcome(parsed, host, ctx);
+            } else if (effective.isEmpty()) {
+                outcome = new Translated(List.of(), Map.of(), List.of("LBNL NHC runs nothing here: the condition is false"));
+            } else {
+                outcome = outcome(ShellWords.parse(effective), host, ctx);
+            }
+            pinCores(outcome, effective == null ? parsed : ShellWords.parse(effective), host, line, ctx);
             if (outcome instanceof Refused r) {
                 entries.add(refused(line, r.reason()));
                 continue;
@@ -119,12 +163,16 @@ public final class LbnlImporter {
                     settings.putAll(t.settings());
                 }
                 List<Emitted> emitted = new ArrayList<>();
-                List<String> differences = new ArrayList<>(t.differences());
+                List<String> differences = new ArrayList<>(pinnedDifferences);
+                differences.addAll(t.differences());
                 for (NhcCheck c : t.checks()) {
                     emitted.add(new Emitted(c, unique(c.name(), names), on));
                     differences.addAll(c.differences());
                 }
-                entries.add(new Entry(line, Kind.TRANSLATED, null, t.notes(), emitted, t.settings(), differences));
+                List<String> notes = new ArrayList<>(from);
+                notes.addAll(pinned);
+                notes.addAll(t.notes());
+                entries.add(new Entry(line, Kind.TRANSLATED, null, notes, emitted, t.settings(), differences, !from.isEmpty()));
             } else {
                 CarriedOver co = (CarriedOver) outcome;
                 if (VariableTranslator.isAssignment(parsed.evalText())) {
@@ -137,6 +185,57 @@ public final class LbnlImporter {
             }
         }
         return new Result(fileName, entries, settings, hostgroups, groupSources);
+    }
+
+    /**
+     * The line as LBNL NHC would run it with what is known before it runs: the sysconfig's variables,
+     * then $HW_CORES where an earlier line pins it; "" when it runs nothing; null when nothing was known.
+     * Where each value came from goes to {@code from} (the sysconfig) and {@code pinned} (an earlier line).
+     */
+    private String expand(String check, ImportContext ctx, List<String> from, List<String> pinned, List<String> differences) {
+        String text = null;
+        if (sysconfig != null) {
+            ShellExpansion.Expanded x = sysconfig.expand(check, ctx.assigned, LbnlImporter::runtime);
+            if (!x.used().isEmpty()) {
+                x.used().forEach(v -> from.add("$" + v + (sysconfig.values().containsKey(v) ? " is " + ShellWords.quote(sysconfig.values().get(v))
+                        : " is unset") + " in " + sysconfig.file()));
+                text = ShellExpansion.conditional(x.check());
+            }
+        }
+        String now = text == null ? check : text;
+        if (ctx.hwCores != null && !ctx.assigned.contains("HW_CORES") && ShellWords.parse(now).variables().contains("HW_CORES")) {
+            ShellExpansion.Expanded x = ShellExpansion.expand(now, Map.of("HW_CORES", Integer.toString(ctx.hwCores)), v -> false);
+            pinned.add("$HW_CORES is " + ctx.hwCores + ": LBNL NHC counts the cores when line " + ctx.hwCoresLine
+                    + " runs, and that line's check_hw_cpuinfo fails the node unless it finds " + ctx.hwCores);
+            differences.add("LBNL NHC's limit is from the cores it counts, nhc's from the " + ctx.hwCores + " that line " + ctx.hwCoresLine
+                    + " requires: they differ only on a node that line already fails, and only where LBNL NHC goes on past a failure (-a)");
+            text = x.check();
+        }
+        return text;
+    }
+
+    /** Which core count an earlier check_hw_cpuinfo pins $HW_CORES to: one line for every host, translated; any other makes it unknown. */
+    private static void pinCores(Outcome outcome, ShellWords.Parsed parsed, HostPattern.Result host, LbnlLine line, ImportContext ctx) {
+        if (!parsed.isStatic()) {
+            if (parsed.evalText().contains("check_hw_cpuinfo")) {
+                ctx.coresSeen = true; // a cpuinfo check whose counts are known only when it runs
+                ctx.hwCores = null;
+            }
+            return;
+        }
+        if (parsed.words().isEmpty() || !parsed.words().get(0).equals("check_hw_cpuinfo")) {
+            return;
+        }
+        boolean pins = !ctx.coresSeen && outcome instanceof Translated && host.all() && parsed.words().size() >= 3
+                && parsed.words().get(2).matches("[0-9]{1,6}");
+        ctx.coresSeen = true;
+        ctx.hwCores = pins ? Integer.valueOf(parsed.words().get(2)) : null;
+        ctx.hwCoresLine = line.number();
+    }
+
+    /** Variables LBNL NHC itself sets while it runs: a sysconfig that does not set them does not leave them unset. */
+    static boolean runtime(String name) {
+        return INTERNAL_VARIABLE.matcher(name).matches() || LBNL_RUNTIME.contains(name);
     }
 
     private Outcome outcome(ShellWords.Parsed parsed, HostPattern.Result host, ImportContext ctx) {

@@ -9,7 +9,8 @@ import java.util.List;
  * Host and network functions of the public site scripts that are not LBNL NHC's: NVIDIA DeepOps'
  * {@code check_ipoib_up}, {@code check_ib_link_ber} and {@code check_num_numa_nodes}
  * (roles/nhc/files/deepops.nhc) and Azure's {@code check_ib_link_flapping}
- * (customTests/azure_ib_link_flapping.nhc). Each becomes the nhc probe for what it checks; the
+ * (customTests/azure_ib_link_flapping.nhc) and {@code check_nvme_count} (customTests/azure_nvme_count.nhc).
+ * Each becomes the nhc probe for what it checks; the
  * import says on stderr whose meaning it kept and where nhc's differs.
  */
 final class SiteTranslator implements FunctionTranslator {
@@ -22,6 +23,9 @@ final class SiteTranslator implements FunctionTranslator {
             case "check_ib_link_ber" -> linkBer(args);
             case "check_ib_link_flapping" -> flapping(args);
             case "check_num_numa_nodes" -> numa(args);
+            case "check_nvme_count" -> nvmeCount(args);
+            case "check_num_nvme_devices" -> new CarriedOver(DEEPOPS + " defines check_num_nvme_devs, not check_num_nvme_devices: LBNL NHC "
+                    + "fails this line on every node (command not found), and so does the carried-over check; rename it to what was meant");
             default -> null;
         };
     }
@@ -84,6 +88,18 @@ final class SiteTranslator implements FunctionTranslator {
         NhcCheck c = new NhcCheck("numa-nodes", "cpu").noWarnings().failWhen("numa_nodes", "!= " + args.get(0));
         c.differs("check_num_numa_nodes is " + DEEPOPS + "'s: it counts lscpu's NUMA node lines; nhc counts the nodes in "
                 + "/sys/devices/system/node, where lscpu reads them");
+        return Translated.checks(c);
+    }
+
+    /** Azure's check_nvme_count N: find /dev -maxdepth 1 | grep -cE '/dev/nvme[0-9]+n1$' is exactly N. */
+    private static Outcome nvmeCount(List<String> args) {
+        if (args.size() != 1 || !args.get(0).matches("[0-9]{1,4}")) {
+            return new CarriedOver("check_nvme_count takes one count (without it, Azure's function fails on every node)");
+        }
+        NhcCheck c = new NhcCheck("nvme-count", "disk.nvme").with("count", Long.parseLong(args.get(0))).noWarnings()
+                .failWhen("disks", "!= " + args.get(0));
+        c.differs("check_nvme_count is Azure's azurehpc-health-checks': it counts the /dev/nvmeNn1 device nodes; nhc counts the kernel's "
+                + "block devices of the same names in /sys/class/block, which /dev's nodes are made from");
         return Translated.checks(c);
     }
 }

@@ -33,6 +33,11 @@ final class VariableTranslator {
     private VariableTranslator() {
     }
 
+    /** The family of LBNL functions whose data source the variable changes, or null. */
+    static String family(String variable) {
+        return DATA_SOURCES.get(variable);
+    }
+
     /** Whether the check text only sets variables. */
     static boolean isAssignment(String evalText) {
         return ASSIGNMENTS.matcher(evalText).matches();

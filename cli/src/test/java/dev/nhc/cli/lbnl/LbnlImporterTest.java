@@ -525,4 +525,65 @@ class LbnlImporterTest {
         assertEquals(2, c.checks().size());
         assertFalse(YamlWriter.write(r).contains("\u0007"));
     }
+
+    @Test
+    void hwCoresIsTheCountAnEarlierCpuinfoLineForEveryHostRequires() {
+        LbnlImporter.Result r = imported("""
+                * || check_ps_loadavg $((4*$HW_CORES))
+                * || check_hw_cpuinfo 2 28 56
+                * || check_ps_loadavg $((4*$HW_CORES)) $((2*$HW_CORES))
+                """);
+        assertEquals(Kind.REFUSED, entry(r, 1).kind(), "before any check_hw_cpuinfo LBNL NHC's HW_CORES is 0");
+        assertEquals(Kind.TRANSLATED, entry(r, 3).kind());
+        assertTrue(block(r, "load").contains("      - load1: \">= 112\"\n      - load5: \">= 56\"\n"), block(r, "load"));
+        assertTrue(entry(r, 3).notes().get(0).contains("line 2"), entry(r, 3).notes().toString());
+        assertTrue(entry(r, 3).differences().get(0).contains("only on a node that line already fails"), entry(r, 3).differences().toString());
+        LbnlImporter.Result some = imported("""
+                node* || check_hw_cpuinfo 2 28 56
+                * || check_ps_loadavg $((4*$HW_CORES))
+                """);
+        assertEquals(Kind.REFUSED, entry(some, 2).kind(), "a cpuinfo check on some hosts only pins nothing for the others");
+        LbnlImporter.Result two = imported("""
+                * || check_hw_cpuinfo 2 28 56
+                * || check_hw_cpuinfo 2 32 64
+                * || check_ps_loadavg $((4*$HW_CORES))
+                """);
+        assertEquals(Kind.REFUSED, entry(two, 3).kind(), "two lines that cannot both pass pin nothing");
+        LbnlImporter.Result dynamic = imported("""
+                * || check_hw_cpuinfo 2 28 56
+                * || check_hw_cpuinfo 2 $CORES
+                * || check_ps_loadavg $((4*$HW_CORES))
+                """);
+        assertEquals(Kind.REFUSED, entry(dynamic, 3).kind(), "a cpuinfo line with counts known only when it runs unpins them");
+    }
+
+    @Test
+    void aNodesSysconfigGivesTheValuesLbnlNhcWouldExpand() {
+        Sysconfig sys = Sysconfig.parse("/etc/sysconfig/nhc", "NHC_CORES=32\nNHC_ETH0=eth0\nNHC_TMP_FS=tmpfs\nNHC_GPUS=8\n");
+        String conf = """
+                * || check_hw_eth $NHC_ETH0
+                * || check_fs_mount_rw -t $NHC_TMP_FS -f /tmp
+                * || check_ps_loadavg $((${NHC_LOADAVG_MULTIPLIER:-2}*$NHC_CORES))
+                * || if [ ! -z ${NHC_IB_DEV+x} ]; then check_hw_eth $NHC_IB_DEV; fi
+                * || if [ ! -z "${NHC_ETH0+x}" ]; then check_hw_eth $NHC_ETH0; fi
+                * || check_group_member -g $NHC_GROUP
+                * || check_nvsmi_healthmon $NHC_GPUS
+                """;
+        LbnlImporter.Result without = imported(conf);
+        assertEquals(7, without.count(Kind.CARRIED_OVER), "without the node's file the values are known only on the node");
+        LbnlImporter.Result r = new LbnlImporter("/usr/sbin/nhc", sys).importConfig("site.conf", conf);
+        Config c = load(r);
+        assertTrue(block(r, "net-eth0").contains("      name: eth0\n"), block(r, "net-eth0"));
+        assertEquals(List.of("$NHC_ETH0 is eth0 in /etc/sysconfig/nhc"), entry(r, 1).notes().subList(0, 1));
+        assertTrue(entry(r, 1).fromSysconfig());
+        assertTrue(block(r, "tmp-mount-rw").contains("tmpfs"), block(r, "tmp-mount-rw"));
+        assertTrue(block(r, "load").contains("      - load1: \">= 64\""), "the default of an unset multiplier, times the file's cores");
+        assertEquals(Kind.TRANSLATED, entry(r, 4).kind());
+        assertTrue(entry(r, 4).checks().isEmpty(), "the file does not set NHC_IB_DEV: LBNL NHC runs nothing");
+        assertEquals(1, entry(r, 5).checks().size());
+        assertEquals(Kind.CARRIED_OVER, entry(r, 6).kind(), "a site function nhc does not know");
+        assertEquals("check_group_member -g $NHC_GROUP", line(check(c, entry(r, 6).checks().get(0).name())),
+                "carried over as written: LBNL NHC reads the node's own file when it runs");
+        assertEquals(Kind.CARRIED_OVER, entry(r, 7).kind(), "LBNL 1.4.3 ignores the argument, VUB's fork counts GPUs with it");
+    }
 }

@@ -30,6 +30,8 @@ final class FakeNode {
     final List<Mount> mounts = new ArrayList<>();
     final List<Proc> procs = new ArrayList<>();
     final Map<String, FileSpec> files = new LinkedHashMap<>();
+    /** LBNL NHC's sysconfig file where the config reads one: the node's setup, not a file its checks look at. */
+    static final String SYSCONFIG = "/etc/sysconfig/nhc";
     final List<String> modules = new ArrayList<>();
     /** Programs the command checks run, by name, with what they print and their exit code. */
     final Map<String, StandIn> programs = new LinkedHashMap<>();

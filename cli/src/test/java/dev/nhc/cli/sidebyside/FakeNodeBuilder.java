@@ -6,6 +6,7 @@ import dev.nhc.cli.lbnl.LbnlConfigReader;
 import dev.nhc.cli.lbnl.LbnlLine;
 import dev.nhc.cli.lbnl.LbnlSizes;
 import dev.nhc.cli.lbnl.ShellWords;
+import dev.nhc.cli.lbnl.Sysconfig;
 import dev.nhc.engine.config.HostSelector;
 
 import java.util.ArrayList;
@@ -31,7 +32,8 @@ final class FakeNodeBuilder {
     final List<FakeNode.Proc> forbidden = new ArrayList<>();
     private int nextPid = 1000;
 
-    static FakeNodeBuilder from(String config, String fqdn) {
+    /** The healthy node for the config's lines as LBNL NHC runs them with the node's sysconfig (null for none). */
+    static FakeNodeBuilder from(String config, String fqdn, Sysconfig sysconfig) {
         FakeNodeBuilder b = new FakeNodeBuilder();
         b.node.fqdn = fqdn;
         // the filesystems every node has (LBNL NHC misreads a mount table of one line: its read loop's last
@@ -46,8 +48,8 @@ final class FakeNodeBuilder {
             if (line.commentOrBlank() || !line.separated() || line.check().isEmpty() || !applies(line.target(), fqdn)) {
                 continue;
             }
-            ShellWords.Parsed p = ShellWords.parse(line.check());
-            if (p.isStatic()) {
+            ShellWords.Parsed p = ShellWords.parse(sysconfig == null ? line.check() : sysconfig.resolve(line.check()));
+            if (p.isStatic() && !p.words().isEmpty()) {
                 b.line(p.words().get(0), p.words().subList(1, p.words().size()));
             }
         }

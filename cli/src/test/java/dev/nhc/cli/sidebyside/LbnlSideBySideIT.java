@@ -5,6 +5,7 @@ import dev.nhc.cli.lbnl.LbnlImporter.Emitted;
 import dev.nhc.cli.lbnl.LbnlImporter.Entry;
 import dev.nhc.cli.lbnl.LbnlImporter.Kind;
 import dev.nhc.cli.lbnl.ShellWords;
+import dev.nhc.cli.lbnl.Sysconfig;
 import dev.nhc.cli.lbnl.YamlWriter;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -65,6 +66,9 @@ class LbnlSideBySideIT {
         SITES.put("curc.conf", "shas0101.rc.int.colorado.edu");
         SITES.put("niflheim.conf", "x001.nifl.fysik.dtu.dk");
     }
+
+    /** The node's LBNL sysconfig file for a site config whose lines read it (written for the test: the sites' are not public). */
+    private static final Map<String, String> SYSCONFIGS = Map.of("vub.conf", "vub.sysconfig");
 
     /**
      * Divergences kept on purpose, by config file and line, with why (docs/lbnl-migration.md lists them).
@@ -143,7 +147,9 @@ class LbnlSideBySideIT {
                 continue;
             }
             String conf = site(s.getKey());
-            LbnlImporter.Result r = new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC).importConfig(s.getKey(), conf);
+            String sysText = SYSCONFIGS.containsKey(s.getKey()) ? site(SYSCONFIGS.get(s.getKey())) : null;
+            Sysconfig sys = sysText == null ? null : Sysconfig.parse(SYSCONFIGS.get(s.getKey()), sysText);
+            LbnlImporter.Result r = new LbnlImporter(LbnlImporter.DEFAULT_LBNL_NHC, sys).importConfig(s.getKey(), conf);
             List<Entry> compared = new ArrayList<>();
             Set<String> only = new LinkedHashSet<>();
             int siteOnly = 0;
@@ -151,7 +157,7 @@ class LbnlSideBySideIT {
                 if (e.kind() != Kind.TRANSLATED) {
                     continue;
                 }
-                String function = function(e);
+                String function = function(e, sys);
                 if (!e.checks().isEmpty() && function != null && !lbnl.contains(function)) {
                     siteOnly++;
                     continue;
@@ -159,7 +165,11 @@ class LbnlSideBySideIT {
                 compared.add(e);
                 e.checks().forEach(c -> only.add(c.name()));
             }
-            FakeNodeBuilder healthy = FakeNodeBuilder.from(conf, s.getValue());
+            FakeNodeBuilder healthy = FakeNodeBuilder.from(conf, s.getValue(), sys);
+            if (sysText != null) {
+                // LBNL NHC sources it before the config (SYSCONFIGDIR is /etc/sysconfig where that directory exists and /etc/debian_version does not)
+                healthy.node().files.put(FakeNode.SYSCONFIG, new FakeNode.FileSpec(sysText, 0644, 0));
+            }
             Map<Integer, List<String>> outcomes = new LinkedHashMap<>();
             for (Variants.Variant v : Variants.all(healthy.forbidden)) {
                 FakeNode node = v.change().apply(healthy.node().copy());
@@ -203,9 +213,9 @@ class LbnlSideBySideIT {
         assertTrue(disagreements.isEmpty(), report + String.join("\n", disagreements));
     }
 
-    /** The function a line calls, or null for a line that sets variables. */
-    private static String function(Entry e) {
-        ShellWords.Parsed p = ShellWords.parse(e.line().check());
+    /** The function a line calls on the node (with its sysconfig), or null for a line that sets variables. */
+    private static String function(Entry e, Sysconfig sys) {
+        ShellWords.Parsed p = ShellWords.parse(sys == null ? e.line().check() : sys.resolve(e.line().check()));
         return p.isStatic() && !p.words().isEmpty() && p.words().get(0).startsWith("check_") ? p.words().get(0) : null;
     }
 

@@ -77,7 +77,8 @@ final class Variants {
 
     private static FakeNode files(FakeNode n) {
         n.files.replaceAll((path, f) -> f.directory() ? new FakeNode.FileSpec(null, 0755, 0) : f);
-        n.files.entrySet().removeIf(e -> !e.getValue().directory());
+        // LBNL NHC's sysconfig stays: the import took its values, and a node without it is another node (docs/lbnl-migration.md)
+        n.files.entrySet().removeIf(e -> !e.getValue().directory() && !e.getKey().equals(FakeNode.SYSCONFIG));
         return n;
     }
 

@@ -17,7 +17,8 @@ public final class GpuSection implements ConfigSection {
     static final ParamSpec<String> AMD_SMI_LIBRARY = ParamSpec.text("amd_smi_library",
                     "path of AMD SMI's libamd_smi.so (default: libamd_smi.so as the dynamic loader finds it; ROCm's package "
                             + "registers /opt/rocm/lib)")
-            .check(s -> s.isBlank() ? "must not be empty (leave amd_smi_library out for the system's)" : null);
+            .check(s -> s.isBlank() ? "must not be empty (leave amd_smi_library out for the system's)" : null)
+            .names(ParamSpec.PathUse.LOAD);
 
     @Override
     public String key() {

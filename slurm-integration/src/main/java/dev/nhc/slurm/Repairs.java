@@ -95,6 +95,15 @@ final class Repairs {
     }
 
     /**
+     * nhc takes back a hold whose record is missing (a wiped or lost state directory): the reboots
+     * before cannot be counted, so the ladder asks for none until the window has passed, as for a
+     * damaged record — else a node FAILed "replace the part" would climb the ladder from reboot 1.
+     */
+    void recordMissing() {
+        record.lost(now);
+    }
+
+    /**
      * Says how the node left nhc's hands, for the history, just before the ledger forgets its hold:
      * back in service after the reboot (slurmctld's ReturnToService=2, or an admin), or someone took it over.
      */

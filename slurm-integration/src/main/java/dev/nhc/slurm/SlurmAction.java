@@ -170,6 +170,7 @@ public final class SlurmAction implements VerdictAction {
                 info("node " + node + " is " + status.describe() + " with a reason in nhc's format while nhc's record is missing:"
                         + " nhc treats the drain as its own");
                 ledger.own(status.failed() ? SlurmState.FAIL : SlurmState.DRAIN, status.reason(), now);
+                repairs.recordMissing();
                 ours = true;
             }
             if (ours && status.reason().equals(ledger.pendingReason())) {

@@ -486,6 +486,27 @@ class RepairLadderTest {
         assertEquals(List.of(), slurm.reboots(), "the mark outlives the run that found the damage");
     }
 
+    /** A wiped state directory is no fresh start for the ladder: the node nhc FAILed for its part is not rebooted again. */
+    @Test
+    void neverWhenTheRecordOfEarlierRebootsIsGone() throws IOException {
+        rebootAndRecheck(1);
+        rebootAndRecheck(2);
+        run(verdict(xid()));
+        assertEquals("IDLE+FAIL", slurm.state(NODE));
+        slurm.forgetCalls();
+        try (var files = Files.walk(stateDir)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+        newBoot();
+
+        run(verdict(xid()));
+        assertEquals(List.of(), slurm.reboots(), "nhc cannot count the reboots before: it asks for none");
+        assertEquals("IDLE+FAIL", slurm.state(NODE));
+        assertTrue(said().contains("nhc treats the drain as its own"), said());
+    }
+
     @Test
     void aFailKeptWhileSlurmWasUnreachableIsAppliedAsItWasMeantNotAsAReboot() throws IOException {
         slurm.down(true);

@@ -18,8 +18,9 @@ import java.util.Set;
  *
  * <p>A reboot is only for a fault a probe latched until reboot (the kernel or the driver reported
  * it), whose remedy is a reboot (or a GPU reset, when the config lets a reboot do it). Every other
- * failing finding must be one a reboot repairs too; a check that timed out or could not run
- * refuses the reboot, whatever it might mean: nhc never reboots for what it could not see.
+ * failing finding must be one a reboot repairs too; a check that timed out or could not run and
+ * so fails (on_unknown: fail) refuses the reboot, whatever it might mean: nhc never reboots for what
+ * it could not see. One that timed out without failing the node is no reason either way.
  */
 public record RebootCause(Set<String> faults, String refusal) {
 

@@ -47,9 +47,6 @@ public final class SavedResults {
         if (f.slurmState() != null) {
             m.put("slurm_state", f.slurmState().label());
         }
-        if (f.latched()) {
-            m.put("latched", true); // a restored verdict must still know which faults are latched (the repair ladder reads it)
-        }
         return m;
     }
 
@@ -162,7 +159,9 @@ public final class SavedResults {
             Severity severity = Severity.parse(String.valueOf(f.get("severity")));
             Remedy remedy = f.get("remedy") == null ? Remedy.NONE : Remedy.parse(String.valueOf(f.get("remedy")));
             SlurmState slurm = f.get("slurm_state") == null ? null : SlurmState.parse(String.valueOf(f.get("slurm_state")));
-            return new Finding(check, entity(f), severity, message, remedy, slurm, Map.of(), Boolean.TRUE.equals(f.get("latched")));
+            // Never latched: a saved finding may be from before a reboot (an every: check carried over, the
+            // daemon's verdict restored at start), and the repair ladder reboots only for a latch seen in this boot.
+            return new Finding(check, entity(f), severity, message, remedy, slurm, Map.of());
         } catch (IllegalArgumentException e) {
             return null;
         }

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /** A finding as an every: check saves it and reads it back, and the forms nhc 0.1 saved. */
@@ -19,9 +20,15 @@ class SavedResultsTest {
         Finding f = new Finding("diag", Entity.gpu(3, "00000000:C5:00.0"), Severity.FAIL, "pcie test failed", Remedy.REBOOT,
                 SlurmState.FAIL, Map.of());
         assertEquals(f, SavedResults.finding(SavedResults.finding(f), "other"));
-        Finding latched = f.withLatched(true);
-        assertEquals(latched, SavedResults.finding(SavedResults.finding(latched), "other"), "a restored verdict still knows what was latched");
-        assertNull(SavedResults.finding(f).get("latched"), "only latched findings are saved so");
+    }
+
+    /** What a saved finding said is shown again, but it is no latch of this boot: the repair ladder must not reboot for it. */
+    @Test
+    void aSavedLatchedFindingComesBackAsNoLatch() {
+        Finding f = new Finding("xid", Entity.gpu(1, "0000:3b:00.0"), Severity.FAIL, "XID 79", Remedy.REBOOT, SlurmState.FAIL, Map.of(), true);
+        Finding back = SavedResults.finding(SavedResults.finding(f), "other");
+        assertEquals(f.withLatched(false), back);
+        assertFalse(back.latched());
     }
 
     @Test

@@ -57,7 +57,7 @@ public final class GpuAmdEventsProbe implements Probe {
                     .reportedFor(Entity.Kind.DEVICE, "events", "events_dropped")
                     .optional("gpu_resets", "resets")
                     .rule(DefaultRule.fail(Map.of("gpu_resets", "> 0"), "{gpu}: reset by amdgpu ({resets}): the jobs on it, and on its "
-                            + "XGMI hive, were killed; if resets recur the GPU needs service" + STAYS).remedy(Remedy.REBOOT))
+                            + "XGMI hive, were killed; if resets recur the GPU needs service" + STAYS).remedy(Remedy.REBOOT).latches())
                     .rule(DefaultRule.warn(Map.of("events_dropped", "> 0"), "{events_dropped} AMD SMI {events_dropped|event was|events were} "
                             + "dropped before the check read {events_dropped|it|them}: a GPU reset among them shows in the kernel log "
                             + "(kernel.log's amdgpu patterns)"))

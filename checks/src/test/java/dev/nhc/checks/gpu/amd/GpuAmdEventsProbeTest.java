@@ -68,6 +68,7 @@ class GpuAmdEventsProbeTest {
                 assertThat(f.entity()).isEqualTo(Entity.gpu(2, "0000:38:00.0"));
                 assertThat(f.severity()).isEqualTo(Severity.FAIL);
                 assertThat(f.remedy()).isEqualTo(Remedy.REBOOT);
+                assertThat(f.latched()).as("latched until reboot: what Slurm's repair ladder may reboot for, as a fatal XID").isTrue();
                 assertThat(f.message()).isEqualTo("GPU 2 (0000:38:00.0): reset by amdgpu (1 reset at 2026-03-01T10:00:00Z: reset from the test): "
                         + "the jobs on it, and on its XGMI hive, were killed; if resets recur the GPU needs service — stays failing until "
                         + "reboot or `nhc clear amd-events`");

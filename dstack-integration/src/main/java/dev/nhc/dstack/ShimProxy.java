@@ -1,7 +1,6 @@
 package dev.nhc.dstack;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.nhc.daemon.FdBudget;
@@ -18,21 +17,14 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -57,8 +49,8 @@ import java.util.function.Supplier;
  * <p>Capacity: an {@link HttpFront} ({@link #LIMITS}) listens, reads request heads on one selector thread and answers
  * the health route there, from memory, without a thread per connection; any other request is
  * relayed to the JDK server on a loopback port, whose threads ({@link #FRONT_THREADS}) read it and
- * hand it to a separate pool of {@code threads} pass-through workers with a bounded queue. So a
- * hung shim can hold every pass-through worker and the health route still answers. Past the
+ * hand it to a separate pool of {@code threads} pass-through workers ({@link ShimForwarder}) with
+ * a bounded queue. So a hung shim can hold every pass-through worker and the health route still answers. Past the
  * queue, or after waiting {@link Limits#queueWait()} in it, a request gets 503. Time limits:
  * connecting to the shim ({@link Limits#connect()}), its response head and any stall of its
  * response body ({@link Limits#upstream()}; a stalled body is cut off, and the client sees a
@@ -73,14 +65,7 @@ public final class ShimProxy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShimProxy.class);
 
     public static final String HEALTH_PATH = "/api/instance/health";
-    static final int BUFFER_BYTES = 16 * 1024;
     static final int MAX_HEALTH_BYTES = 1024 * 1024;
-
-    /** Hop-by-hop headers (RFC 9110 7.6.1) belong to one connection and are not forwarded. */
-    private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "te", "trailer",
-            "transfer-encoding", "upgrade", "proxy-authenticate", "proxy-authorization");
-    /** Set by the client or server library itself from the body and the target. */
-    private static final Set<String> SET_BY_LIBRARY = Set.of("host", "content-length", "expect", "date");
 
     /**
      * The JDK server reads these once per JVM, when its first server is created: every nhc server
@@ -132,8 +117,7 @@ public final class ShimProxy implements AutoCloseable {
     private final ThreadPoolExecutor front;
     private final ThreadPoolExecutor workers;
     private final int threads;
-    private final HttpClient client;
-    private final String shimBase;
+    private final ShimForwarder forwarder;
     private final HostPort shim;
     private final Supplier<Verdict> verdict;
     private final Supplier<OnUnknown> onUnknown;
@@ -158,7 +142,7 @@ public final class ShimProxy implements AutoCloseable {
               Supplier<Verdict> verdict, Supplier<OnUnknown> onUnknown, HealthMerge merge, Stats stats, Limits limits,
               Consumer<String> fatal) throws IOException {
         this.shim = shim;
-        this.shimBase = "http://" + shim.uriAuthority();
+        String shimBase = "http://" + shim.uriAuthority();
         this.verdict = verdict;
         this.onUnknown = onUnknown;
         this.merge = merge;
@@ -167,11 +151,12 @@ public final class ShimProxy implements AutoCloseable {
         this.threads = threads;
         this.front = pool("nhc-proxy-front-", FRONT_THREADS, 4096);
         this.workers = pool("nhc-proxy-pass-", threads, threads * 64);
-        this.client = HttpClient.newBuilder()
+        HttpClient client = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .followRedirects(HttpClient.Redirect.NEVER)
                 .connectTimeout(limits.connect())
                 .build();
+        this.forwarder = new ShimForwarder(client, shim, shimBase, limits.upstream(), stats);
         this.shimHealth = new ShimHealthCache(client, URI.create(shimBase + HEALTH_PATH), shim, shimTimeout, MAX_HEALTH_BYTES);
         this.calls = new UpstreamCalls(limits.upstream(), limits.hangingAfter());
         jdkServerDefaults();
@@ -244,15 +229,6 @@ public final class ShimProxy implements AutoCloseable {
         calls.close();
     }
 
-    /** The shim's response broke off after its headers were passed on: the client must not see a clean end. */
-    static final class UpstreamBroke extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        UpstreamBroke(IOException cause) {
-            super("dstack-shim's response broke off: " + cause.getMessage(), cause);
-        }
-    }
-
     /** On a front thread: the health route is answered here, everything else handed to a pass-through worker. */
     private void handle(HttpExchange ex) {
         stats.requests.increment();
@@ -297,8 +273,8 @@ public final class ShimProxy implements AutoCloseable {
                         + shim + " is slow or hung)");
                 return;
             }
-            forward(ex, call);
-        } catch (UpstreamBroke e) {
+            forwarder.forward(ex, call);
+        } catch (ShimForwarder.UpstreamBroke e) {
             // Closing the exchange normally would end a chunked body properly and pass a truncated
             // answer off as whole; the aborted stream makes the JDK server drop the connection instead.
             stats.upstreamErrors.increment();
@@ -372,182 +348,6 @@ public final class ShimProxy implements AutoCloseable {
         return stats.shimMalformedAnswers;
     }
 
-    private void forward(HttpExchange ex, UpstreamCalls.Call call) throws IOException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(target(ex)).timeout(limits.upstream());
-        copyRequestHeaders(ex.getRequestHeaders(), b);
-        b.method(ex.getRequestMethod(), requestBody(ex, call));
-        HttpResponse<InputStream> r;
-        try {
-            r = client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
-        } catch (HttpConnectTimeoutException | ConnectException e) {
-            stats.upstreamErrors.increment();
-            error(ex, 502, "dstack-shim at " + shim + " is not reachable");
-            return;
-        } catch (HttpTimeoutException e) {
-            stats.upstreamErrors.increment();
-            error(ex, 504, "dstack-shim at " + shim + " did not answer within " + human(limits.upstream()));
-            return;
-        } catch (IOException e) {
-            stats.upstreamErrors.increment();
-            error(ex, 502, isRefused(e) ? "dstack-shim at " + shim + " is not reachable"
-                    : "dstack-shim at " + shim + " failed: " + firstLine(String.valueOf(e.getMessage())));
-            return;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            error(ex, 503, "nhc is shutting down");
-            return;
-        }
-        call.reading(r.body());
-        Headers out = ex.getResponseHeaders();
-        r.headers().map().forEach((name, values) -> {
-            String lower = name.toLowerCase(Locale.ROOT);
-            if (!HOP_BY_HOP.contains(lower) && !SET_BY_LIBRARY.contains(lower) && !name.startsWith(":")) {
-                out.put(name, values);
-            }
-        });
-        long length = r.headers().firstValueAsLong("content-length").orElse(-1);
-        int status = r.statusCode();
-        boolean noBody = "HEAD".equals(ex.getRequestMethod()) || status == 204 || status == 304 || status < 200;
-        try (InputStream in = r.body()) {
-            if (noBody) {
-                if (length >= 0 && "HEAD".equals(ex.getRequestMethod())) {
-                    out.set("Content-Length", Long.toString(length));
-                }
-                ex.sendResponseHeaders(status, -1);
-                return;
-            }
-            // The JDK server: -1 = no body, 0 = chunked, n = exactly n bytes.
-            ex.sendResponseHeaders(status, length < 0 ? 0 : length == 0 ? -1 : length);
-            copy(in, ex.getResponseBody(), call);
-        }
-    }
-
-    /** Streams and flushes whenever the upstream has nothing more buffered, so streamed responses stay streamed. */
-    static void copy(InputStream in, OutputStream out) throws IOException {
-        copy(in, out, null);
-    }
-
-    private static void copy(InputStream in, OutputStream out, UpstreamCalls.Call call) throws IOException {
-        byte[] buf = new byte[BUFFER_BYTES];
-        int n;
-        while ((n = readUpstream(in, buf, call)) >= 0) {
-            if (n > 0) {
-                int len = n;
-                toClient(call, () -> out.write(buf, 0, len));
-            }
-            if (availableUpstream(in) == 0) {
-                toClient(call, out::flush);
-            }
-        }
-        toClient(call, out::flush);
-    }
-
-    private interface ClientIo {
-        void run() throws IOException;
-    }
-
-    /** A write to the client: a slow reader is the client's time, not a stall of the shim's. */
-    private static void toClient(UpstreamCalls.Call call, ClientIo io) throws IOException {
-        if (call == null) {
-            io.run();
-            return;
-        }
-        call.clientBegin();
-        try {
-            io.run();
-        } finally {
-            call.clientEnd();
-        }
-    }
-
-    /** The client's request body, read for the upload to the shim; a slow uploader is the client's time. */
-    private static InputStream fromClient(InputStream in, UpstreamCalls.Call call) {
-        return new java.io.FilterInputStream(in) {
-            @Override
-            public int read() throws IOException {
-                call.clientBegin();
-                try {
-                    return super.read();
-                } finally {
-                    call.clientEnd();
-                }
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                call.clientBegin();
-                try {
-                    return super.read(b, off, len);
-                } finally {
-                    call.clientEnd();
-                }
-            }
-        };
-    }
-
-    private static int availableUpstream(InputStream in) {
-        try {
-            return in.available();
-        } catch (IOException e) {
-            throw new UpstreamBroke(e);
-        }
-    }
-
-    private static int readUpstream(InputStream in, byte[] buf, UpstreamCalls.Call call) {
-        try {
-            int n = in.read(buf);
-            if (call != null) {
-                call.progress();
-            }
-            return n;
-        } catch (IOException e) {
-            if (call != null && call.gaveUp()) {
-                throw new UpstreamBroke(new IOException("no data from dstack-shim for longer than the proxy's upstream limit", e));
-            }
-            throw new UpstreamBroke(e);
-        }
-    }
-
-    private static HttpRequest.BodyPublisher requestBody(HttpExchange ex, UpstreamCalls.Call call) {
-        Headers h = ex.getRequestHeaders();
-        String cl = h.getFirst("Content-Length");
-        boolean chunked = h.containsKey("Transfer-Encoding");
-        if (cl != null && !chunked) {
-            long len = Long.parseLong(cl.trim());
-            if (len == 0) {
-                // A POST with "Content-Length: 0" stays one: HttpClient sends that header for an empty fixed-length body.
-                return HttpRequest.BodyPublishers.ofByteArray(new byte[0]);
-            }
-            return HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofInputStream(() -> fromClient(ex.getRequestBody(), call)), len);
-        }
-        if (chunked) {
-            return HttpRequest.BodyPublishers.ofInputStream(() -> fromClient(ex.getRequestBody(), call));
-        }
-        return HttpRequest.BodyPublishers.noBody();
-    }
-
-    private URI target(HttpExchange ex) {
-        URI u = ex.getRequestURI();
-        String q = u.getRawQuery();
-        return URI.create(shimBase + u.getRawPath() + (q == null ? "" : "?" + q));
-    }
-
-    private static void copyRequestHeaders(Headers in, HttpRequest.Builder b) {
-        for (Map.Entry<String, List<String>> e : in.entrySet()) {
-            String lower = e.getKey().toLowerCase(Locale.ROOT);
-            if (HOP_BY_HOP.contains(lower) || SET_BY_LIBRARY.contains(lower)) {
-                continue;
-            }
-            for (String v : e.getValue()) {
-                try {
-                    b.header(e.getKey(), v);
-                } catch (IllegalArgumentException restricted) {
-                    LOG.debug("header {} not forwarded: {}", e.getKey(), restricted.getMessage());
-                }
-            }
-        }
-    }
-
     /** 503 without reading the request body: a busy proxy does not spend a thread on it; the connection closes after. */
     private static void busy(HttpExchange ex, String message) throws IOException {
         byte[] body = JSON.std.asBytes(Map.of("error", "nhc proxy: " + message));
@@ -558,15 +358,7 @@ public final class ShimProxy implements AutoCloseable {
         ex.getResponseBody().write(body);
     }
 
-    private static void error(HttpExchange ex, int status, String message) throws IOException {
-        drain(ex.getRequestBody());
-        byte[] body = JSON.std.asBytes(Map.of("error", "nhc proxy: " + message)) ;
-        ex.getResponseHeaders().set("Content-Type", "application/json");
-        ex.sendResponseHeaders(status, body.length);
-        ex.getResponseBody().write(body);
-    }
-
-    private static void drain(InputStream in) {
+    static void drain(InputStream in) {
         try (in) {
             in.transferTo(OutputStream.nullOutputStream());
         } catch (IOException ignored) {
@@ -576,23 +368,6 @@ public final class ShimProxy implements AutoCloseable {
 
     static String human(Duration d) {
         return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
-    }
-
-    private static boolean isRefused(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof ConnectException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static String firstLine(String s) {
-        if (s == null) {
-            return "";
-        }
-        int nl = s.indexOf('\n');
-        return (nl < 0 ? s : s.substring(0, nl)).trim();
     }
 
     static String utf8(byte[] b) {

@@ -1,19 +1,14 @@
 package dev.nhc.engine.process;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -247,16 +242,16 @@ public final class ProcessRunner {
         } catch (IOException e) {
             throw new StartFailure(program, shown(reason(e)), e);
         }
-        Drain out = null;
-        Drain err;
+        OutputDrain out = null;
+        OutputDrain err;
         try {
-            out = new Drain(p.getInputStream(), outputCap, lines, "stdout of " + program, readerThreads);
-            err = mergeStderr ? null : new Drain(p.getErrorStream(), outputCap, null, "stderr of " + program, readerThreads);
+            out = new OutputDrain(p.getInputStream(), outputCap, lines, "stdout of " + program, readerThreads);
+            err = mergeStderr ? null : new OutputDrain(p.getErrorStream(), outputCap, null, "stderr of " + program, readerThreads);
         } catch (OutOfMemoryError | RuntimeException e) {
             // At the pid or thread limit (a fork bomb, say) the program runs but nothing could read or
             // time it: kill it and everything it started, or it goes on eating what is left.
-            killTree(p, Set.of());
-            killTagged(tag);
+            ProcessTreeKill.killTree(p, Set.of());
+            ProcessTreeKill.killTagged(tag);
             if (out != null) {
                 out.stop();
             }
@@ -282,8 +277,8 @@ public final class ProcessRunner {
             }
         } catch (InterruptedException e) {
             // The runner abandoned this check: kill what we started rather than leave it behind.
-            killTree(p, seen);
-            killTagged(tag);
+            ProcessTreeKill.killTree(p, seen);
+            ProcessTreeKill.killTagged(tag);
             out.stop();
             if (err != null) {
                 err.stop();
@@ -293,14 +288,14 @@ public final class ProcessRunner {
 
         int[] killed = {0, 0};
         if (!exited) {
-            killed = killTree(p, seen);
+            killed = ProcessTreeKill.killTree(p, seen);
         } else {
             long grace = Math.min(ORPHAN_GRACE.toNanos(), Math.max(0, deadline - System.nanoTime()));
             if (!out.await(grace) || (err != null && !err.await(grace))) {
-                killed = killTree(p, seen);
+                killed = ProcessTreeKill.killTree(p, seen);
             }
         }
-        int children = killed[1] + killTagged(tag);
+        int children = killed[1] + ProcessTreeKill.killTagged(tag);
         long settle = TimeUnit.SECONDS.toNanos(1);
         out.await(settle);
         if (err != null) {
@@ -316,101 +311,6 @@ public final class ProcessRunner {
                 killed[0] + children, children, out.total());
     }
 
-    /**
-     * Kills the processes whose environment carries {@code tag}: children the program left behind,
-     * wherever they were reparented. Repeats until a pass finds nobody new, so that a tree still
-     * forking while it is killed (a killed process forks no more) is caught whole.
-     */
-    private static int killTagged(String tag) {
-        byte[] marker = (TAG_VAR + "=" + tag).getBytes(StandardCharsets.UTF_8);
-        Set<Long> killed = new java.util.HashSet<>();
-        for (int pass = 0; pass < 50; pass++) {
-            if (killTaggedOnce(marker, killed) == 0) {
-                break;
-            }
-        }
-        return killed.size();
-    }
-
-    /** One pass over /proc; returns how many tagged processes it killed that earlier passes had not. */
-    private static int killTaggedOnce(byte[] marker, Set<Long> killed) {
-        long self = ProcessHandle.current().pid();
-        int n = 0;
-        try (java.nio.file.DirectoryStream<java.nio.file.Path> procs = java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc"),
-                e -> e.getFileName().toString().chars().allMatch(Character::isDigit))) {
-            for (java.nio.file.Path dir : procs) {
-                long pid = Long.parseLong(dir.getFileName().toString());
-                if (pid == self || killed.contains(pid)) {
-                    continue;
-                }
-                // The handle first: it holds the process's start time, and destroyForcibly kills only a process
-                // with that start time. Taken after reading environ, the pid could meanwhile name an unrelated
-                // process that root would kill.
-                Optional<ProcessHandle> h = ProcessHandle.of(pid);
-                if (h.isEmpty()) {
-                    continue;
-                }
-                try {
-                    if (contains(java.nio.file.Files.readAllBytes(dir.resolve("environ")), marker)) {
-                        if (h.get().isAlive() && h.get().destroyForcibly()) {
-                            killed.add(pid);
-                            n++;
-                        }
-                    }
-                } catch (IOException | SecurityException e) {
-                    // gone already, or not ours to read
-                }
-            }
-        } catch (IOException e) {
-            // no /proc: nothing more can be found
-        }
-        return n;
-    }
-
-    private static boolean contains(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= hay.length; i++) {
-            if (i > 0 && hay[i - 1] != 0) {
-                continue; // variables start after a NUL
-            }
-            for (int j = 0; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return true;
-        }
-        return false;
-    }
-
-    /** Returns {program killed (0 or 1), descendants killed}. */
-    private static int[] killTree(Process p, Set<ProcessHandle> seen) {
-        List<ProcessHandle> all = new ArrayList<>();
-        p.descendants().forEach(all::add);
-        for (ProcessHandle h : seen) {
-            if (!all.contains(h)) {
-                all.add(h);
-            }
-        }
-        int self = 0;
-        if (p.isAlive()) {
-            p.destroyForcibly();
-            self = 1;
-        }
-        int n = 0;
-        for (ProcessHandle h : all) {
-            // A handle compares pid and start time, so a recycled pid is never killed by mistake.
-            if (h.isAlive() && h.destroyForcibly()) {
-                n++;
-            }
-        }
-        try {
-            p.waitFor(1, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return new int[] {self, n};
-    }
 
     private static String reason(IOException e) {
         String m = e.getMessage();
@@ -429,118 +329,5 @@ public final class ProcessRunner {
             return errno.group(1);
         }
         return m;
-    }
-
-    /** Reads one stream to its end on a daemon thread: keeps up to the cap, discards the rest. */
-    private static final class Drain implements Runnable {
-        private final InputStream in;
-        private final int cap;
-        private final Consumer<String> lines;
-        private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
-        private final ByteArrayOutputStream partial = new ByteArrayOutputStream();
-        private final Thread thread;
-        private volatile boolean stopped;
-        private boolean truncated;
-        private long total;
-
-        Drain(InputStream in, int cap, Consumer<String> lines, String name, ThreadFactory threads) {
-            this.in = in;
-            this.cap = cap;
-            this.lines = lines;
-            this.thread = threads.newThread(this);
-            thread.setName("nhc-drain " + name);
-            thread.start();
-        }
-
-        @Override
-        public void run() {
-            byte[] buf = new byte[8192];
-            try (in) {
-                int n;
-                while ((n = in.read(buf)) > 0) {
-                    synchronized (this) {
-                        total += n;
-                    }
-                    if (lines != null) {
-                        deliver(buf, n);
-                    } else {
-                        keep(buf, n);
-                    }
-                }
-                if (lines != null && partial.size() > 0 && !stopped) {
-                    lines.accept(partial.toString(StandardCharsets.UTF_8));
-                }
-            } catch (IOException ignored) {
-                // The stream closes when the process is killed; what was read so far is kept.
-            }
-        }
-
-        private synchronized void keep(byte[] buf, int n) {
-            int room = cap - kept.size();
-            if (room >= n) {
-                kept.write(buf, 0, n);
-            } else {
-                if (room > 0) {
-                    kept.write(buf, 0, room);
-                }
-                truncated = true;
-            }
-        }
-
-        /** Line mode: the cap applies per line; an absurdly long line keeps its head. */
-        private void deliver(byte[] buf, int n) {
-            int start = 0;
-            for (int i = 0; i < n; i++) {
-                if (buf[i] == '\n') {
-                    append(buf, start, i - start);
-                    if (!stopped) {
-                        lines.accept(partial.toString(StandardCharsets.UTF_8));
-                    }
-                    partial.reset();
-                    start = i + 1;
-                }
-            }
-            append(buf, start, n - start);
-        }
-
-        private void append(byte[] buf, int off, int len) {
-            int room = cap - partial.size();
-            if (len <= room) {
-                partial.write(buf, off, len);
-            } else {
-                if (room > 0) {
-                    partial.write(buf, off, room);
-                }
-                synchronized (this) {
-                    truncated = true;
-                }
-            }
-        }
-
-        boolean await(long nanos) {
-            try {
-                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return !thread.isAlive();
-        }
-
-        /** After this, a reader still blocked (a grandchild nhc could not see holds the pipe) delivers nothing more. */
-        void stop() {
-            stopped = true;
-        }
-
-        synchronized String text() {
-            return kept.toString(StandardCharsets.UTF_8);
-        }
-
-        synchronized boolean truncated() {
-            return truncated;
-        }
-
-        synchronized long total() {
-            return total;
-        }
     }
 }

@@ -358,7 +358,19 @@ static void load_scenario(loader *l) {
     if (!root) {
         return;
     }
+    /* Event registrations belong to the process, as in the real library: another user's amdsmi_init
+     * (the GPU probes' session, beside the daemon's event watcher) must not drop them. */
+    int events_init[MAX_GPUS];
+    uint64_t event_mask[MAX_GPUS];
+    for (int i = 0; i < MAX_GPUS; i++) {
+        events_init[i] = gpus[i].events_init;
+        event_mask[i] = gpus[i].event_mask;
+    }
     memset(gpus, 0, sizeof gpus);
+    for (int i = 0; i < MAX_GPUS; i++) {
+        gpus[i].events_init = events_init[i];
+        gpus[i].event_mask = event_mask[i];
+    }
     gpu_count = 0;
     has_driver_version = 0;
     for (int c = 0; c < C_COUNT_OF_CALLS; c++) {
@@ -877,6 +889,10 @@ static char partial[256];           /* a line whose newline has not arrived yet 
 EXPORT amdsmi_status_t amdsmi_init_gpu_event_notification(void *handle) {
     DEVICE_CALL(handle, C_EVENT_INIT);
     pthread_mutex_lock(&lock);
+    int watched = 0;
+    for (int i = 0; i < MAX_GPUS; i++) {
+        watched |= gpus[i].events_init;
+    }
     g->events_init = 1;
     if (!events) {
         const char *path = getenv("NHC_FAKE_AMDSMI_EVENTS");
@@ -886,6 +902,11 @@ EXPORT amdsmi_status_t amdsmi_init_gpu_event_notification(void *handle) {
                 fseek(events, 0, SEEK_END);     /* lines written before are not delivered */
             }
         }
+        partial[0] = 0;
+    } else if (!watched) {
+        /* a new watcher, after the last one stopped: it too gets only lines written from now on (the
+         * file may have been emptied meanwhile) */
+        fseek(events, 0, SEEK_END);
         partial[0] = 0;
     }
     pthread_mutex_unlock(&lock);

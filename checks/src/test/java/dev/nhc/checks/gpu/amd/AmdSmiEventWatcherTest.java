@@ -47,6 +47,22 @@ class AmdSmiEventWatcherTest {
         assertThat(seen.get(1).type()).isEqualTo(AmdGpuEvents.Type.GPU_POST_RESET);
     }
 
+    /** In the daemon the GPU probes open the same library after the watcher has registered: its events still come. */
+    @Test
+    void aProbeSessionOpenedAfterTheWatcherLeavesItsEventsAlone() throws Exception {
+        FakeAmdSmi.use(FakeAmdSmi.scenario(FakeAmdSmi.healthyMi300xs(2)));
+        Files.writeString(FakeAmdSmi.eventsFile(), "");
+        List<AmdGpuEvents.Event> seen = new CopyOnWriteArrayList<>();
+        watcher = AmdSmiEventWatcher.start(FakeAmdSmi.library(), seen::add, Clock.systemUTC());
+        assertThat(AmdSmiNative.amdsmi_init(AmdSmiNative.INIT_AMD_GPUS)).isEqualTo(AmdSmiStatus.SUCCESS);
+        AmdSmiNative.amdsmi_shut_down();
+
+        Files.writeString(FakeAmdSmi.eventsFile(), "gpu=1 event=GPU_PRE_RESET\n", StandardOpenOption.APPEND);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 1);
+        assertThat(seen.get(0).gpu()).isEqualTo(1);
+    }
+
     @Test
     void aHostWithoutAmdSmiIsNotWatchedAndAConfiguredLibraryThatCannotLoadIsAMessage() {
         assertThatThrownBy(() -> AmdSmiEventWatcher.start("/nonexistent/libamd_smi.so", e -> { }, Clock.systemUTC()))
